@@ -1,0 +1,93 @@
+"""Targets: one description per GPU family. Warp size, MMA shape and which lane holds which fragment element live here and nowhere else."""
+from __future__ import annotations
+import math
+from dataclasses import dataclass, replace
+from typing import Callable
+from tinygrad import Device, UOp, dtypes
+from tinygrad.dtype import DType
+from tinygrad.uop.ops import Ops
+
+def _radix(sizes:tuple[int, ...]) -> tuple[int, ...]: return tuple(math.prod(sizes[i+1:]) for i in range(len(sizes)))
+
+@dataclass(frozen=True)
+class Frag:
+  """How a warp holds one MMA operand tile. The tile's (rows, cols) are split into digits (`split`, row digits first, most
+  significant first; the first `nrow` belong to rows). The `lanes` digits pick the lane, the `elems` digits the element in that lane's
+  fragment. Lanes beyond the product of the lane digits repeat the lower lanes (RDNA3 operands live twice in a wave)."""
+  split: tuple[int, ...]
+  nrow: int
+  lanes: tuple[int, ...]
+  elems: tuple[int, ...]
+  @property
+  def shape(self) -> tuple[int, int]: return (math.prod(self.split[:self.nrow]), math.prod(self.split[self.nrow:]))
+  @property
+  def nlanes(self) -> int: return math.prod(self.split[i] for i in self.lanes)
+  @property
+  def nelems(self) -> int: return math.prod(self.split[i] for i in self.elems)
+  def digit_strides(self) -> tuple[int, ...]:
+    """stride of each digit in its tile coordinate (row or col)"""
+    return _radix(self.split[:self.nrow]) + _radix(self.split[self.nrow:])
+  def coords(self, lane:int|UOp, e:int|UOp) -> tuple:
+    """(row, col) in the tile of element e of lane; ints or UOps"""
+    rc: list = [0, 0]
+    for digs, idx in ((self.lanes, lane % self.nlanes), (self.elems, e)):
+      for d, stride in zip(digs, _radix(tuple(self.split[i] for i in digs))):
+        rc[d >= self.nrow] = rc[d >= self.nrow] + (idx // stride % self.split[d]) * self.digit_strides()[d]
+    return rc[0], rc[1]
+  def view(self, tile:UOp, lane:UOp) -> UOp:
+    """this lane's fragment of a (rows, cols) tile view, shape (nelems,)"""
+    assert tuple(tile.shape) == self.shape, f"fragment of a {self.shape} tile, got {tile.shape}"
+    return tile.reshape(*self.split).permute(*self.lanes, *self.elems).reshape(self.nlanes, self.nelems)[lane % self.nlanes]
+  def elem_digits(self, rows:bool) -> tuple[int, ...]: return tuple(d for d in self.elems if (d < self.nrow) == rows)
+  def lane_xor_offsets(self, rows:bool) -> tuple[int, ...]:
+    """lane xor offsets that walk the lanes sharing a row (rows=False) or a column (rows=True)"""
+    lane_strides = _radix(tuple(self.split[i] for i in self.lanes))
+    return tuple(s << b for d, s in zip(self.lanes, lane_strides) if (d < self.nrow) == rows for b in range(int(math.log2(self.split[d]))))
+
+@dataclass(frozen=True)
+class Target:
+  """A GPU family as the kernels see it: D = A·Bᵀ + C on MMA tiles of A (M×K), B (N×K), C (M×N), spread over a warp."""
+  arch: str
+  mma_device: str               # the device name tinygrad's WMMA lowering expects
+  warp: int
+  mma: tuple[int, int, int]     # M, N, K
+  a: Frag
+  b: Frag
+  c: Frag
+  lds_bytes: int                # shared memory a block may use
+  in_dtypes: tuple[DType, ...]
+  shuffle: Callable[[UOp, int, UOp], UOp]|None = None  # read a float from lane ^ offset; None exchanges through LDS
+  def portable(self) -> Target: return replace(self, shuffle=None)
+
+def _scalar(u:UOp) -> UOp: return u.load() if u.op is Ops.INDEX else u
+
+def _cuda_shfl_xor(val:UOp, off:int, lane:UOp) -> UOp:
+  val = _scalar(val)
+  return UOp(Ops.CUSTOM, dtypes.float, (val, UOp.const(off, dtypes.int)), arg="__shfl_xor_sync(0xffffffffu, {0}, {1})")
+
+def _amd_bpermute_xor(val:UOp, off:int, lane:UOp) -> UOp:
+  val = _scalar(val)
+  return UOp(Ops.CUSTOM, dtypes.float, (val, ((lane ^ off) * 4).cast(dtypes.int)),
+             arg="__builtin_bit_cast(float, __builtin_amdgcn_ds_bpermute({1}, __builtin_bit_cast(int, {0})))")
+
+# RDNA3 wmma_f32_16x16x16: A and B hold one row (col) of 16 k per lane, duplicated in both half-waves; C holds column lane%16, rows lane//16+2e
+RDNA3 = Target("gfx1100", "AMD", 32, (16, 16, 16),
+  a=Frag((16, 16), 1, lanes=(0,), elems=(1,)), b=Frag((16, 16), 1, lanes=(0,), elems=(1,)),
+  c=Frag((8, 2, 16), 2, lanes=(1, 2), elems=(0,)),
+  lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor)
+
+# mma.sync m16n8k16 (PTX ISA "Matrix Fragments for mma.m16n8k16"): groupID = lane//4 picks rows (A, C) or the column (B)
+SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
+  a=Frag((2, 8, 2, 4, 2), 2, lanes=(1, 3), elems=(2, 0, 4)),
+  b=Frag((8, 2, 4, 2), 1, lanes=(0, 2), elems=(1, 3)),
+  c=Frag((2, 8, 4, 2), 2, lanes=(1, 2), elems=(0, 3)),
+  lds_bytes=49152, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_cuda_shfl_xor)
+
+def target_for(device:str) -> Target:
+  """The target that runs kernels on a tinygrad device; the PYTHON emulator gets the portable twin of the one it models."""
+  ren = Device[device].renderer
+  arch, dev = ren.target.arch, ren.target.device
+  base = RDNA3 if arch.startswith("gfx11") else SM80 if arch.startswith("sm_") and int(arch[3:]) >= 80 else None
+  if base is None: raise ValueError(f"device {device!r} ({dev}:{arch}) has no fa_uop target: supported are AMD RDNA3 (gfx11xx) and NVIDIA sm_80+")
+  base = replace(base, arch=arch)
+  return base.portable() if device.split(":")[0] == "PYTHON" else base
