@@ -5,12 +5,51 @@ from tinygrad import UOp
 from tinygrad.codegen import full_rewrite_to_sink, line_rewrite, pm_linearize_cleanups
 from tinygrad.codegen.late.linearizer import linearize
 from tinygrad.helpers import Target as TgTarget
+from tinygrad.dtype import AddrSpace
+from tinygrad.renderer import Renderer
 from tinygrad.renderer.cstyle import HIPCCRenderer, NVCCRenderer
+from tinygrad.uop.ops import Ops
+
+def renderer(arch:str) -> Renderer:
+  return NVCCRenderer(TgTarget("CUDA", arch=arch)) if arch.startswith("sm_") else HIPCCRenderer(TgTarget("AMD", arch=arch))
+
+def linear(sink:UOp, arch:str) -> list[UOp]:
+  """the kernel as tinygrad linearizes it for arch ('gfx1100', 'sm_90', ...): the program order the GPU runs"""
+  return line_rewrite(linearize(full_rewrite_to_sink(sink, renderer(arch))), pm_linearize_cleanups)
 
 def render(sink:UOp, arch:str) -> str:
-  """the source tinygrad generates for a kernel sink on arch ('gfx1100', 'sm_90', ...)"""
-  ren = NVCCRenderer(TgTarget("CUDA", arch=arch)) if arch.startswith("sm_") else HIPCCRenderer(TgTarget("AMD", arch=arch))
-  return ren.render(line_rewrite(linearize(full_rewrite_to_sink(sink, ren)), pm_linearize_cleanups))
+  """the source tinygrad generates for a kernel sink on arch"""
+  return renderer(arch).render(linear(sink, arch))
+
+def _lds(u:UOp) -> UOp|None:
+  x = u.src[0]
+  while x.op not in (Ops.BUFFER, Ops.PARAM) and x.src: x = x.src[0]
+  return x if x.op is Ops.BUFFER and x.addrspace is AddrSpace.LOCAL else None
+
+def lds_hazards(lst:list[UOp]) -> list[str]:
+  """Shared-memory accesses of different threads that no barrier separates, in program order: a load of an LDS buffer after a
+  store to it (RAW), or a store after a load (WAR). Loop bodies are walked twice so hazards across iterations show, and a loop
+  may run zero times. The emulator runs a block in lockstep and cannot see these races; this finds them statically."""
+  out: list[str] = []
+  ends = {u.src[1]: i for i, u in enumerate(lst) if u.op is Ops.END}
+  def walk(lo:int, hi:int, pend:dict) -> dict:
+    i = lo
+    while i < hi:
+      u = lst[i]
+      if u.op is Ops.BARRIER: pend = {}
+      elif u.op is Ops.RANGE and u in ends:
+        body = walk(i + 1, ends[u], dict(pend))
+        body = walk(i + 1, ends[u], body)
+        pend = {b: pend.get(b, set()) | body.get(b, set()) for b in set(pend) | set(body)}
+        i = ends[u]
+      elif u.op in (Ops.LOAD, Ops.STORE) and (b:=_lds(u)) is not None:
+        kind, clash = ("r", "w") if u.op is Ops.LOAD else ("w", "r")
+        if clash in pend.get(b, set()): out.append(f"{'RAW' if kind == 'r' else 'WAR'} on LDS slot {b.arg.slot} at uop {i}")
+        pend = {**pend, b: pend.get(b, set()) | {kind}}
+      i += 1
+    return pend
+  walk(0, len(lst), {})
+  return sorted(set(out))
 
 def compile_source(src:str, arch:str) -> str:
   """Compile with the real toolchain and return the text to inspect: gfx* with clang -> AMDGPU assembly, sm_* with nvcc -> PTX.

@@ -20,5 +20,4 @@ class FwdConfig:
     if (lds:=self.lds_bytes(target, d)) > target.lds_bytes: raise ValueError(f"{self} needs {lds} bytes of LDS at D={d}, {target.arch} has {target.lds_bytes}")
 
 def default_fwd_config(target:Target, d:int) -> FwdConfig:
-  cfg = FwdConfig(block_n=64 if d <= 64 else 32, pad=8 if d <= 64 else 0)
-  return cfg
+  return FwdConfig(block_n=64 if d <= 64 else 32)

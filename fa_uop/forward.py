@@ -101,7 +101,8 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *, target:Target, c
   state, dones = (acc, row_max, row_sum), []
   for first, count, masked in ((n_full, n_end - n_full, True), (0, n_full, False)):
     if (count if isinstance(count, int) else count.vmax) <= 0: continue
-    dones.append(kv_tile(blk.range(count, AxisType.REDUCE), first, *[x.after(*dones) for x in state], masked=masked, after=tuple(dones)))
+    # the barrier keeps the next stage's K/V stores behind this stage's last reads (tinygrad only adds one at a loop's back edge)
+    dones.append(kv_tile(blk.range(count, AxisType.REDUCE), first, *[x.after(*dones) for x in state], masked=masked, after=tuple(dones)).barrier())
   acc, row_max, row_sum = [x.after(*dones) for x in state]
 
   # epilogue: the full row sum, normalise, store O (and the logsumexp) for rows inside Nq

@@ -127,10 +127,10 @@ def lane_reduce(blk:Block, vals:UOp, op:Ops) -> UOp:
       r = blk.range(n, AxisType.LOOP)
       vals = vals.after(vals[r].store(vals[r].alu(op, blk.target.shuffle(vals[r], off, blk.lane))).end(r))
     return vals
-  scratch = blk.lds((len(offs), blk.warps, n, blk.target.warp), dtypes.float)
-  for i, off in enumerate(offs):
+  for off in offs:  # one LDS buffer per step: each is written once and read once, so no step waits on another's readers
+    scratch = blk.lds((blk.warps, n, blk.target.warp), dtypes.float)
     r = blk.range(n, AxisType.LOOP)
-    st = scratch[i, blk.warp, r, blk.lane].store(vals[r]).end(r)
+    st = scratch[blk.warp, r, blk.lane].store(vals[r]).end(r)
     r2 = blk.range(n, AxisType.LOOP)
-    vals = vals.after(vals[r2].store(vals[r2].alu(op, scratch.after(st)[i, blk.warp, r2, blk.lane ^ off])).end(r2))
+    vals = vals.after(vals[r2].store(vals[r2].alu(op, scratch.after(st)[blk.warp, r2, blk.lane ^ off])).end(r2))
   return vals

@@ -1,0 +1,48 @@
+"""The user-facing API on tinygrad Tensors."""
+from __future__ import annotations
+import functools, math
+from tinygrad import Tensor, dtypes
+from fa_uop.config import FwdConfig, default_fwd_config
+from fa_uop.forward import flash_fwd
+from fa_uop.target import Target, target_for
+
+HEAD_DIMS = (16, 32, 48, 64, 80, 96, 112, 128)
+
+def _check(q, k, v, causal, scale) -> Target:
+  for name, t in (("q", q), ("k", k), ("v", v)):
+    if not isinstance(t, Tensor): raise TypeError(f"{name} must be a tinygrad Tensor, got {type(t).__name__}")
+    if t.ndim != 4: raise ValueError(f"{name} must have rank 4, (B, H, N, D) for q and (B, Hkv, N, D) for k and v; got shape {t.shape}")
+    if t.dtype not in (dtypes.half, dtypes.bfloat16): raise TypeError(f"{name} must be float16 or bfloat16, got {t.dtype}")
+  if not q.dtype == k.dtype == v.dtype: raise TypeError(f"q, k and v must share a dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
+  if not q.device == k.device == v.device: raise ValueError(f"q, k and v must be on one device, got {q.device}, {k.device}, {v.device}")
+  if not isinstance(causal, bool): raise TypeError(f"causal must be a bool, got {type(causal).__name__}")
+  if scale is not None and (not isinstance(scale, (int, float)) or isinstance(scale, bool) or not math.isfinite(scale)):
+    raise TypeError(f"scale must be a finite float or None, got {scale!r}")
+  (B, H, Nq, D), (Bk, Hkv, Nk, Dk) = q.shape, k.shape
+  if v.shape != k.shape: raise ValueError(f"v must have k's shape {k.shape}, got {v.shape}")
+  if Bk != B: raise ValueError(f"k has batch {Bk}, q has batch {B}")
+  if Dk != D: raise ValueError(f"k has head dim {Dk}, q has head dim {D}")
+  if Hkv < 1 or H % Hkv: raise ValueError(f"q's heads H={H} must be a multiple of k's and v's heads Hkv={Hkv}")
+  if min(B, H, Nq, Nk) < 1: raise ValueError(f"empty attention: q {q.shape}, k {k.shape}")
+  if D not in HEAD_DIMS: raise ValueError(f"head dim D={D} is not supported; supported: {HEAD_DIMS}")
+  return target_for(q.device if isinstance(q.device, str) else q.device[0])
+
+def flash_attention(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float|None=None, return_lse:bool=False,
+                    config:FwdConfig|None=None) -> Tensor|tuple[Tensor, Tensor]:
+  """Scaled dot-product attention softmax(q·kᵀ·scale)·v, computed tile by tile without the N×N score matrix.
+
+  q: (B, H, Nq, D); k, v: (B, Hkv, Nk, D), with H a multiple of Hkv (GQA/MQA: query head h reads KV head h // (H // Hkv)).
+  float16 or bfloat16, all three alike; accumulation in float32; any Nq, Nk ≥ 1.
+  D: a multiple of the MMA K (16) up to 128, i.e. one of 16, 32, 48, 64, 80, 96, 112, 128.
+  causal masks key j > query i, top-left aligned as in tinygrad's and PyTorch's SDPA. scale defaults to 1/sqrt(D).
+  Returns the output (B, H, Nq, D) in q's dtype and, with return_lse, the natural-log row logsumexp (B, H, Nq) in float32.
+  Targets: AMD RDNA3 (gfx11xx) and NVIDIA sm_80 and newer, and tinygrad's emulator of either (DEV=PYTHON::gfx1100 / ::sm_80)."""
+  target = _check(q, k, v, causal, scale)
+  cfg = config or default_fwd_config(target, q.shape[3])
+  cfg.check(target, q.shape[3])
+  B, H, Nq, D = q.shape
+  o = Tensor.empty(B, H, Nq, D, dtype=q.dtype, device=q.device)
+  lse = Tensor.empty(B, H, Nq, dtype=dtypes.float32, device=q.device)
+  fxn = functools.partial(flash_fwd, target=target, cfg=cfg, causal=causal, scale=scale)
+  outs = Tensor.custom_kernel(q.contiguous(), k.contiguous(), v.contiguous(), o, lse, fxn=fxn)
+  return (outs[3], outs[4]) if return_lse else outs[3]
