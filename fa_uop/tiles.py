@@ -127,10 +127,11 @@ def lane_reduce(blk:Block, vals:UOp, op:Ops) -> UOp:
       r = blk.range(n, AxisType.LOOP)
       vals = vals.after(vals[r].store(vals[r].alu(op, blk.target.shuffle(vals[r], off, blk.lane))).end(r))
     return vals
-  for off in offs:  # one LDS buffer per step: each is written once and read once, so no step waits on another's readers
-    scratch = blk.lds((blk.warps, n, blk.target.warp), dtypes.float)
+  scratch, prev = blk.lds((blk.warps, n, blk.target.warp), dtypes.float), ()
+  for off in offs:
     r = blk.range(n, AxisType.LOOP)
-    st = scratch[blk.warp, r, blk.lane].store(vals[r]).end(r)
+    st = scratch.after(*prev)[blk.warp, r, blk.lane].store(vals[r]).end(r)
     r2 = blk.range(n, AxisType.LOOP)
-    vals = vals.after(vals[r2].store(vals[r2].alu(op, scratch.after(st)[blk.warp, r2, blk.lane ^ off])).end(r2))
+    step = vals[r2].store(vals[r2].alu(op, scratch.after(st)[blk.warp, r2, blk.lane ^ off])).end(r2)
+    vals, prev = vals.after(step), (step.barrier(),)  # the next step overwrites the scratch only once every lane has read it
   return vals

@@ -1,0 +1,46 @@
+import functools, os
+import numpy as np, pytest
+from tinygrad import Tensor, Context, dtypes
+from fa_uop import flash_fwd, target_for, FwdConfig
+
+EMULATED = ("gfx1100", "sm_80")
+
+@pytest.fixture(params=EMULATED)
+def emu(request):
+  """run the test on tinygrad's emulator of one target; the PYTHON device picks its renderer from DEV at each compile"""
+  with Context(DEV=f"PYTHON::{request.param}"): yield request.param
+
+@pytest.fixture
+def rng(request):
+  """fresh random inputs every run; the seed is in the test's id on failure through the assertion messages"""
+  seed = int.from_bytes(os.urandom(4), "little")
+  return np.random.default_rng(seed), seed
+
+def qkv(rng, B, H, Hkv, Nq, Nk, D, dtype):
+  """random normal inputs as (numpy float64 of the rounded values, tinygrad tensors on the emulator)"""
+  np_dt = np.float16 if dtype == dtypes.half else np.float32
+  arrs = [rng.standard_normal(s).astype(np.float32) for s in ((B, H, Nq, D), (B, Hkv, Nk, D), (B, Hkv, Nk, D))]
+  ts = [Tensor(a, device="PYTHON").cast(dtype).contiguous().realize() for a in arrs]
+  return [t.float().numpy().astype(np.float64) for t in ts], ts
+
+def run_fwd(q, k, v, causal=False, scale=None, cfg:FwdConfig|None=None):
+  """the forward kernel through Tensor.custom_kernel with its outputs poisoned with NaN, so an unwritten element fails"""
+  B, H, Nq, D = q.shape
+  o = Tensor.full((B, H, Nq, D), float("nan"), dtype=q.dtype, device=q.device).contiguous().realize()
+  lse = Tensor.full((B, H, Nq), float("nan"), dtype=dtypes.float32, device=q.device).contiguous().realize()
+  target = target_for(q.device)
+  fxn = functools.partial(flash_fwd, target=target, cfg=cfg or FwdConfig(32, 32, 2), causal=causal, scale=scale)
+  outs = Tensor.custom_kernel(q, k, v, o, lse, fxn=fxn)
+  Tensor.realize(outs[3], outs[4])
+  return outs[3].float().numpy().astype(np.float64), outs[4].numpy().astype(np.float64)
+
+# tolerances against the float64 reference on the rounded inputs: P is rounded to the input dtype before P·V (8 mantissa bits for bf16)
+TOL = {dtypes.half: dict(rel=2e-3, abs=8e-3, lse=5e-4), dtypes.bfloat16: dict(rel=1.5e-2, abs=6e-2, lse=5e-4)}
+
+def assert_close(o, lse, ref_o, ref_lse, dtype, msg=""):
+  t = TOL[dtype]
+  assert np.isfinite(o).all() and np.isfinite(lse).all(), f"unwritten or non-finite outputs {msg}"
+  rel = np.linalg.norm(o - ref_o) / np.linalg.norm(ref_o)
+  assert rel <= t["rel"], f"rel err {rel:.2e} > {t['rel']} {msg}"
+  assert np.abs(o - ref_o).max() <= t["abs"], f"max abs err {np.abs(o - ref_o).max():.2e} > {t['abs']} {msg}"
+  assert np.abs(lse - ref_lse).max() <= t["lse"], f"lse err {np.abs(lse - ref_lse).max():.2e} > {t['lse']} {msg}"

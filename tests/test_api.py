@@ -1,0 +1,53 @@
+import numpy as np, pytest
+from tinygrad import Tensor, dtypes
+import fa_uop, fa_uop.api
+from fa_uop import flash_attention, FwdConfig
+from fa_uop.reference import attention_ref
+from conftest import qkv, TOL
+
+@pytest.fixture
+def no_kernel(monkeypatch):
+  """every bad input must be refused before a kernel graph is built"""
+  def boom(*a, **kw): raise AssertionError("a kernel was built for bad input")
+  monkeypatch.setattr(fa_uop.api, "flash_fwd", boom)
+
+def t(*shape, dtype=dtypes.half, device="PYTHON"): return Tensor.empty(*shape, dtype=dtype, device=device)
+
+BAD = [
+  (lambda: (np.zeros((1, 1, 4, 32)), t(1, 1, 4, 32), t(1, 1, 4, 32)), {}, TypeError, "q must be a tinygrad Tensor"),
+  (lambda: (t(1, 4, 32), t(1, 1, 4, 32), t(1, 1, 4, 32)), {}, ValueError, "q must have rank 4"),
+  (lambda: (t(1, 1, 4, 32), t(1, 1, 1, 4, 32), t(1, 1, 4, 32)), {}, ValueError, "k must have rank 4"),
+  (lambda: (t(1, 1, 4, 32, dtype=dtypes.float32), t(1, 1, 4, 32), t(1, 1, 4, 32)), {}, TypeError, "q must be float16 or bfloat16"),
+  (lambda: (t(1, 1, 4, 32), t(1, 1, 4, 32, dtype=dtypes.bfloat16), t(1, 1, 4, 32)), {}, TypeError, "share a dtype"),
+  (lambda: (t(1, 1, 4, 32), t(1, 1, 4, 32), t(1, 1, 5, 32)), {}, ValueError, "v must have k's shape"),
+  (lambda: (t(2, 1, 4, 32), t(1, 1, 4, 32), t(1, 1, 4, 32)), {}, ValueError, "batch"),
+  (lambda: (t(1, 1, 4, 32), t(1, 1, 4, 64), t(1, 1, 4, 64)), {}, ValueError, "head dim 64, q has head dim 32"),
+  (lambda: (t(1, 3, 4, 32), t(1, 2, 4, 32), t(1, 2, 4, 32)), {}, ValueError, "multiple of k's and v's heads"),
+  (lambda: (t(1, 1, 0, 32), t(1, 1, 4, 32), t(1, 1, 4, 32)), {}, ValueError, "empty attention"),
+  (lambda: (t(1, 1, 4, 40), t(1, 1, 4, 40), t(1, 1, 4, 40)), {}, ValueError, "head dim D=40 is not supported"),
+  (lambda: (t(1, 1, 4, 256), t(1, 1, 4, 256), t(1, 1, 4, 256)), {}, ValueError, "head dim D=256 is not supported"),
+  (lambda: (t(1, 1, 4, 32), t(1, 1, 4, 32, device="CPU"), t(1, 1, 4, 32)), {}, ValueError, "one device"),
+  (lambda: (t(1, 1, 4, 32, device="CPU"), t(1, 1, 4, 32, device="CPU"), t(1, 1, 4, 32, device="CPU")), {}, ValueError, "has no fa_uop target"),
+  (lambda: (t(1, 1, 4, 32), t(1, 1, 4, 32), t(1, 1, 4, 32)), dict(causal=1), TypeError, "causal must be a bool"),
+  (lambda: (t(1, 1, 4, 32), t(1, 1, 4, 32), t(1, 1, 4, 32)), dict(scale=float("nan")), TypeError, "scale must be a finite float"),
+  (lambda: (t(1, 1, 4, 32), t(1, 1, 4, 32), t(1, 1, 4, 32)), dict(scale="0.1"), TypeError, "scale must be a finite float"),
+  (lambda: (t(1, 1, 4, 32), t(1, 1, 4, 32), t(1, 1, 4, 32)), dict(config=FwdConfig(48, 32, 2)), ValueError, "block_m=48 must split"),
+]
+
+@pytest.mark.parametrize("make,kw,exc,msg", BAD, ids=[b[3] for b in BAD])
+def test_bad_input(emu, no_kernel, make, kw, exc, msg):
+  with pytest.raises(exc, match=msg): flash_attention(*make(), **kw)
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_api_matches_reference(emu, rng, causal):
+  """the public function end to end: GQA, tails, return_lse, and a non-contiguous (transposed) query"""
+  r, seed = rng
+  (qn, kn, vn), (q, k, v) = qkv(r, 1, 4, 2, 37, 45, 64, dtypes.half)
+  qt = q.permute(0, 2, 1, 3).contiguous().permute(0, 2, 1, 3)  # a strided view of the same values
+  o, lse = flash_attention(qt, k, v, causal=causal, return_lse=True)
+  assert o.shape == (1, 4, 37, 64) and o.dtype == dtypes.half and lse.shape == (1, 4, 37) and lse.dtype == dtypes.float32
+  ref_o, ref_lse = attention_ref(qn, kn, vn, causal)
+  o = o.float().numpy()
+  assert np.abs(o - ref_o).max() <= TOL[dtypes.half]["abs"], f"seed {seed}"
+  assert np.abs(lse.numpy() - ref_lse).max() <= TOL[dtypes.half]["lse"], f"seed {seed}"
+  assert not isinstance(flash_attention(q, k, v), tuple)

@@ -1,0 +1,33 @@
+import numpy as np, pytest
+from tinygrad import dtypes
+from fa_uop import FwdConfig, default_fwd_config, target_for
+from fa_uop.reference import attention_ref
+from conftest import qkv, run_fwd, assert_close
+
+def check(rng, B, H, Hkv, Nq, Nk, D, causal, dtype, scale=None, cfg=None):
+  r, seed = rng
+  (qn, kn, vn), (q, k, v) = qkv(r, B, H, Hkv, Nq, Nk, D, dtype)
+  o, lse = run_fwd(q, k, v, causal, scale, cfg)
+  ref_o, ref_lse = attention_ref(qn, kn, vn, causal, scale)
+  assert_close(o, lse, ref_o, ref_lse, dtype, f"(seed {seed})")
+
+@pytest.mark.parametrize("dtype", [dtypes.half, dtypes.bfloat16], ids=["fp16", "bf16"])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("D", [32, 64, 96, 128])
+def test_head_dims(emu, rng, D, causal, dtype): check(rng, 1, 2, 2, 64, 64, D, causal, dtype)
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("Nq,Nk", [(1, 1), (1, 70), (70, 1), (17, 33), (33, 17), (45, 45), (96, 40)])
+def test_tails(emu, rng, Nq, Nk, causal): check(rng, 1, 1, 1, Nq, Nk, 32, causal, dtypes.half)
+
+@pytest.mark.parametrize("H,Hkv,causal", [(4, 2, False), (4, 1, True), (4, 4, True)])
+def test_gqa(emu, rng, H, Hkv, causal): check(rng, 2, H, Hkv, 40, 50, 32, causal, dtypes.half)
+
+@pytest.mark.parametrize("scale", [0.3, -0.5])
+def test_scale(emu, rng, scale): check(rng, 1, 1, 1, 33, 40, 32, True, dtypes.half, scale=scale)
+
+@pytest.mark.parametrize("D", [64, 128])
+def test_default_configs(emu, rng, D):
+  """the configurations the GPU gets, on shapes with several query blocks and a causal diagonal inside them"""
+  cfg = default_fwd_config(target_for("PYTHON"), D)
+  check(rng, 1, 1, 1, 2 * cfg.block_m + 3, 2 * cfg.block_m + 3, D, True, dtypes.half, cfg=cfg)
