@@ -15,7 +15,7 @@ from fa_uop import flash_attention
 
 DEV = Device.DEFAULT
 EMULATED = DEV.startswith("PYTHON")
-DEFAULTS = dict(B=1, H=2, HKV=1, N=80, D=64, CNT=1) if EMULATED else dict(B=4, H=16, N=4096, D=128, CNT=20)
+DEFAULTS = dict(B=1, H=2, HKV=1, N=64, D=64, CNT=1) if EMULATED else dict(B=4, H=16, N=4096, D=128, CNT=20)
 
 def conf(name:str) -> int: return getenv(name, DEFAULTS.get(name, 0))
 
