@@ -9,8 +9,9 @@ if ! command -v clang-15 >/dev/null; then
 fi
 if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null; then
   # tinygrad's emulator needs Python >= 3.12 for native half; take 3.12 from PATH or pyenv
-  PY=$(command -v python3.12 || true)
-  if [ -z "$PY" ] && command -v pyenv >/dev/null; then PY=$(PYENV_VERSION=$(pyenv versions --bare | grep -m1 '^3\.12') pyenv which python3); fi
+  PY=""
+  if python3.12 -c 'pass' 2>/dev/null; then PY=python3.12
+  elif command -v pyenv >/dev/null && V=$(pyenv versions --bare | grep -m1 '^3\.12'); then PY=$(PYENV_VERSION=$V pyenv which python3); fi
   [ -n "$PY" ] || { echo "setup: no Python 3.12 found (python3.12 on PATH or pyenv)" >&2; exit 1; }
   rm -rf .venv && "$PY" -m venv .venv
 fi
