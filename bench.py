@@ -92,10 +92,11 @@ def main() -> int:
     ref = q[:nb].float().scaled_dot_product_attention(k[:nb].float(), v[:nb].float(), is_causal=causal, **gqa).numpy().astype(np.float64)
     got = out[:nb].float().numpy().astype(np.float64)
     max_abs, rel = float(np.abs(got - ref).max()), float(np.linalg.norm(got - ref) / np.linalg.norm(ref))
-    tol = 2e-2 if dtype == dtypes.bfloat16 else 4e-3  # bf16 rounds P to 8 bits of mantissa before P·V
-    res.update(max_abs_err=max_abs, rel_err=rel, ok=bool(np.isfinite(got).all() and rel <= tol))
-    print(f"verify vs tinygrad SDPA in float32 (batch entries checked: {nb}): max abs err {max_abs:.3e}, rel err {rel:.3e} "
-          f"(tolerance {tol:.0e}): {'ok' if res['ok'] else 'FAILED'}")
+    # bf16 rounds P to 8 bits of mantissa before P·V; the max abs bound is what catches a race that spoils a few rows
+    rel_tol, abs_tol = (1e-2, 5e-2) if dtype == dtypes.bfloat16 else (4e-3, 1e-2)
+    res.update(max_abs_err=max_abs, rel_err=rel, ok=bool(np.isfinite(got).all() and rel <= rel_tol and max_abs <= abs_tol))
+    print(f"verify vs tinygrad SDPA in float32 (batch entries checked: {nb}): max abs err {max_abs:.3e} (tolerance {abs_tol:.0e}), "
+          f"rel err {rel:.3e} (tolerance {rel_tol:.0e}): {'ok' if res['ok'] else 'FAILED'}")
   if getenv("JSON", 0):
     for r in rows: print(json.dumps(r))
     print(json.dumps(res))

@@ -85,9 +85,10 @@ SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
 
 def target_for(device:str) -> Target:
   """The target that runs kernels on a tinygrad device; the PYTHON emulator gets the portable twin of the one it models."""
-  ren = Device[device].renderer
-  arch, dev = ren.target.arch, ren.target.device
+  supported = "supported are AMD RDNA3 (gfx11xx) and NVIDIA sm_80+ (DEV=AMD, CUDA or NV), or tinygrad's emulator of them (DEV=PYTHON::<arch>)"
+  if device.split(":")[0].upper() not in ("AMD", "CUDA", "NV", "PYTHON"): raise ValueError(f"device {device!r} has no fa_uop target: {supported}")
+  arch = Device[device].renderer.target.arch
   base = RDNA3 if arch.startswith("gfx11") else SM80 if arch.startswith("sm_") and int(arch[3:]) >= 80 else None
-  if base is None: raise ValueError(f"device {device!r} ({dev}:{arch}) has no fa_uop target: supported are AMD RDNA3 (gfx11xx) and NVIDIA sm_80+")
+  if base is None: raise ValueError(f"device {device!r} (arch {arch!r}) has no fa_uop target: {supported}")
   base = replace(base, arch=arch)
   return base.portable() if device.split(":")[0] == "PYTHON" else base
