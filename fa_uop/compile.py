@@ -22,35 +22,54 @@ def render(sink:UOp, arch:str) -> str:
   return renderer(arch).render(linear(sink, arch))
 
 def _lds(u:UOp) -> UOp|None:
-  x = u.src[0]
+  x = u.src[0] if u.src else u
   while x.op not in (Ops.BUFFER, Ops.PARAM) and x.src: x = x.src[0]
   return x if x.op is Ops.BUFFER and x.addrspace is AddrSpace.LOCAL else None
 
+def _access(u:UOp) -> str|None:
+  """how a linearized uop touches LDS: r(ead), w(rite), a(sync write, not yet committed), g (async write committed to a group),
+  C(ommit the async writes so far), W(ait for the committed groups), or None"""
+  if u.op is Ops.LOAD: return "r"
+  if u.op is Ops.STORE: return "w"
+  if u.op is Ops.CUSTOM and isinstance(u.arg, str):
+    if "cp.async.cg" in u.arg: return "g" if "cp.async.commit_group" in u.arg else "a"
+    if "cp.async.commit_group" in u.arg: return "C"
+    if "cp.async.wait_group" in u.arg: return "W"
+    if "ldmatrix" in u.arg: return "r"
+  return None
+
 def lds_hazards(lst:list[UOp]) -> list[str]:
-  """Shared-memory accesses of different threads that no barrier separates, in program order: a load of an LDS buffer after a
-  store to it (RAW), or a store after a load (WAR). Loop bodies are walked twice so hazards across iterations show, and a loop
-  may run zero times. The emulator runs a block in lockstep and cannot see these races; this finds them statically."""
+  """Shared-memory accesses of different threads that no barrier separates, in program order: a read of an LDS buffer after a
+  write to it (RAW), or a write after a read (WAR); async copies count as written only once a wait covers them, and a read
+  before that is a hazard barrier or not; so is a read of LDS nothing wrote before. Loop bodies are walked twice so hazards across iterations show, and a loop may run
+  zero times. The emulator runs a block in lockstep and cannot see these races; this finds them statically."""
   out: list[str] = []
+  written: set[UOp] = set()
   ends = {u.src[1]: i for i, u in enumerate(lst) if u.op is Ops.END}
   def walk(lo:int, hi:int, pend:dict) -> dict:
     i = lo
     while i < hi:
       u = lst[i]
-      if u.op is Ops.BARRIER: pend = {}
+      if u.op is Ops.BARRIER: pend = {b: v & {"a", "g"} for b, v in pend.items()}
       elif u.op is Ops.RANGE and u in ends:
         body = walk(i + 1, ends[u], dict(pend))
         body = walk(i + 1, ends[u], body)
         pend = {b: pend.get(b, set()) | body.get(b, set()) for b in set(pend) | set(body)}
         i = ends[u]
-      elif u.op in (Ops.LOAD, Ops.STORE) and (b:=_lds(u)) is not None:
-        kind, clash = ("r", "w") if u.op is Ops.LOAD else ("w", "r")
-        if clash in pend.get(b, set()): out.append(f"{'RAW' if kind == 'r' else 'WAR'} on LDS slot {b.arg.slot} at uop {i}")
-        pend = {**pend, b: pend.get(b, set()) | {kind}}
+      elif (kind:=_access(u)) == "C": pend = {b: (v - {"a"}) | ({"g"} if "a" in v else set()) for b, v in pend.items()}
+      elif kind == "W": pend = {b: (v - {"g"}) | ({"w"} if "g" in v else set()) for b, v in pend.items()}
+      elif kind is not None and (b:=_lds(u)) is not None:
+        if kind == "r" and b not in written: out.append(f"read of LDS slot {b.arg.slot} that nothing wrote before, at uop {i}")
+        if kind != "r": written.add(b)
+        seen = pend.get(b, set())
+        if kind == "r" and seen & {"w", "a", "g"}:
+          out.append(f"{'RAW' if 'w' in seen else 'read before its async copy is committed and waited for'} on LDS slot {b.arg.slot} at uop {i}")
+        if kind in "wag" and "r" in seen: out.append(f"WAR on LDS slot {b.arg.slot} at uop {i}")
+        pend = {**pend, b: seen | {kind}}
       i += 1
     return pend
   walk(0, len(lst), {})
   return sorted(set(out))
-
 def compile_source(src:str, arch:str) -> str:
   """Compile with the real toolchain and return the text to inspect: gfx* with clang -> AMDGPU assembly, sm_* with nvcc -> PTX.
   Raises CalledProcessError with the compiler's messages on failure."""

@@ -8,10 +8,9 @@ class FwdConfig:
   block_m: int = 64   # query rows per block, split evenly over the warps
   block_n: int = 64   # keys per KV tile
   warps: int = 4
-  pad: int = 8        # LDS row padding in elements, so fragment reads of consecutive rows miss each other's banks
   def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
-    p_tile = 0 if target.mma_device == "CUDA" else self.block_m * (self.block_n + self.pad)  # P goes through LDS where C and A layouts differ
-    return itemsize * ((self.block_m + 2 * self.block_n) * (d + self.pad) + p_tile)
+    p_tile = 0 if target.mma_device == "CUDA" else 2 * self.block_m * self.block_n  # P goes through LDS where C and A layouts differ
+    return itemsize * ((self.block_m + 2 * self.block_n) * d + p_tile)
   def check(self, target:Target, d:int) -> None:
     M, N, K = target.mma
     if self.block_m % (self.warps * M): raise ValueError(f"block_m={self.block_m} must split into {self.warps} warps of {M}-row MMA tiles")
@@ -20,4 +19,4 @@ class FwdConfig:
     if (lds:=self.lds_bytes(target, d)) > target.lds_bytes: raise ValueError(f"{self} needs {lds} bytes of LDS at D={d}, {target.arch} has {target.lds_bytes}")
 
 def default_fwd_config(target:Target, d:int) -> FwdConfig:
-  return FwdConfig(block_n=64 if d <= 64 else 32)
+  return FwdConfig(block_m=64, block_n=64, warps=4)

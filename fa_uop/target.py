@@ -56,8 +56,13 @@ class Target:
   c: Frag
   lds_bytes: int                # shared memory a block may use
   in_dtypes: tuple[DType, ...]
-  shuffle: Callable[[UOp, int, UOp], UOp]|None = None  # read a float from lane ^ offset; None exchanges through LDS
-  def portable(self) -> Target: return replace(self, shuffle=None)
+  # fast paths; None selects the portable twin in the tile layer (the emulator runs only twins: it cannot execute Ops.CUSTOM)
+  shuffle: Callable[[UOp, int, UOp], UOp]|None = None   # read a float from lane ^ offset; twin: exchange through LDS
+  copy16: Callable[[UOp, UOp, UOp|None, UOp|None], UOp]|None = None  # async 16-byte global->LDS copy (zeros where not ok), if active
+  copy_wait: Callable[[UOp], UOp]|None = None            # wait for every async copy group (before a barrier)
+  ldsm: Callable[[UOp, bool, str, DType], list[UOp]]|None = None  # four 8x8 16-bit matrices from LDS; twin: element loads
+  ldsm_addr: dict[str, Callable[[UOp], tuple[UOp, UOp]]]|None = None  # per operand: (row, col) in the tile whose address lane gives
+  def portable(self) -> Target: return replace(self, shuffle=None, copy16=None, copy_wait=None, ldsm=None, ldsm_addr=None)
 
 def _scalar(u:UOp) -> UOp: return u.load() if u.op is Ops.INDEX else u
 
@@ -70,6 +75,26 @@ def _amd_bpermute_xor(val:UOp, off:int, lane:UOp) -> UOp:
   return UOp(Ops.CUSTOM, dtypes.float, (val, ((lane ^ off) * 4).cast(dtypes.int)),
              arg="__builtin_bit_cast(float, __builtin_amdgcn_ds_bpermute({1}, __builtin_bit_cast(int, {0})))")
 
+def _cuda_copy16(dst:UOp, src:UOp, ok:UOp|None, active:UOp|None) -> UOp:
+  nbytes = UOp.const(16, dtypes.int) if ok is None else ok.where(UOp.const(16, dtypes.int), UOp.const(0, dtypes.int))
+  # each copy is its own commit group: the waits are for all groups, and a copy never waits on a commit statement nothing uses
+  asm = ('asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\\ncp.async.commit_group;" :: '
+         '"r"((unsigned)__cvta_generic_to_shared({0})), "l"({1}), "r"({2}));')
+  if active is None: return UOp(Ops.CUSTOM, dtypes.void, (dst, src, nbytes), arg=asm)
+  return UOp(Ops.CUSTOM, dtypes.void, (dst, src, nbytes, active), arg="if ({3}) " + asm)
+
+# the wait takes an anchor: an LDS index whose buffer hangs AFTER the statements it must follow (rendered, never read)
+def _cuda_wait(anchor:UOp) -> UOp: return UOp(Ops.CUSTOM, dtypes.void, (anchor,), arg='asm volatile("cp.async.wait_group 0;" ::);')
+
+def _cuda_ldsm(addr:UOp, trans:bool, name:str, dtype:DType) -> list[UOp]:
+  """ldmatrix.x4: lane l gives the address of row l%8 of matrix l//8; register j of lane l holds row l//4 (column with .trans),
+  elements 2(l%4) and 2(l%4)+1, of matrix j. Returned as the 8 16-bit values of the lane, register 0 first."""
+  regs = ", ".join(f'"=r"({name}[{j}])' for j in range(4))
+  ld = UOp(Ops.CUSTOM, dtypes.void, (addr,), arg=f'unsigned {name}[4]; asm volatile("ldmatrix.sync.aligned.m8n8.x4{".trans" if trans else ""}'
+           f'.shared.b16 {{{{%0,%1,%2,%3}}}}, [%4];" : {regs} : "r"((unsigned)__cvta_generic_to_shared({{0}})));')
+  conv = "__ushort_as_half" if dtype == dtypes.half else "__ushort_as_bfloat16"
+  return [UOp(Ops.CUSTOMI, dtype, (ld, UOp.const(i, dtypes.int)), arg=f"{conv}(((unsigned short *){name})[{{1}}])") for i in range(8)]
+
 # RDNA3 wmma_f32_16x16x16: A and B hold one row (col) of 16 k per lane, duplicated in both half-waves; C holds column lane%16, rows lane//16+2e
 RDNA3 = Target("gfx1100", "AMD", 32, (16, 16, 16),
   a=Frag((16, 16), 1, lanes=(0,), elems=(1,)), b=Frag((16, 16), 1, lanes=(0,), elems=(1,)),
@@ -81,7 +106,11 @@ SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
   a=Frag((2, 8, 2, 4, 2), 2, lanes=(1, 3), elems=(2, 0, 4)),
   b=Frag((8, 2, 4, 2), 1, lanes=(0, 2), elems=(1, 3)),
   c=Frag((2, 8, 4, 2), 2, lanes=(1, 2), elems=(0, 3)),
-  lds_bytes=49152, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_cuda_shfl_xor)
+  lds_bytes=49152, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_cuda_shfl_xor,
+  copy16=_cuda_copy16, copy_wait=_cuda_wait, ldsm=_cuda_ldsm,
+  # one ldmatrix.x4 per A fragment (16x16), per two B fragments from K rows (2 n8 x k16), per two from V rows with .trans
+  ldsm_addr={"a": lambda l: (l % 8 + (l // 8 % 2) * 8, l // 16 * 8), "b": lambda l: (l % 8 + l // 16 * 8, l // 8 % 2 * 8),
+             "bt": lambda l: (l % 8 + (l // 8 % 2) * 8, l // 16 * 8)})
 
 def target_for(device:str) -> Target:
   """The target that runs kernels on a tinygrad device; the PYTHON emulator gets the portable twin of the one it models."""

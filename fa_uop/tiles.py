@@ -1,9 +1,10 @@
-"""The tile vocabulary kernels are written in: load a tile to LDS, MMA over tiles, row max/sum across lanes, broadcast over rows.
-Everything here reads the fragment layout off the Target; kernels never spell out lane arithmetic."""
+"""The tile vocabulary kernels are written in: copy a tile to LDS and wait for it, fragments of LDS tiles, MMA over register tiles,
+row max/sum across lanes. Everything here reads the hardware off the Target: its fragment layouts, and where it has them its fast
+paths (async copies, ldmatrix, shuffles), each with a portable twin the emulator runs. Kernels never spell out lane arithmetic."""
 from __future__ import annotations
 import itertools, math
-from dataclasses import dataclass, field
-from typing import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Callable, Iterator
 from tinygrad import UOp, dtypes
 from tinygrad.dtype import AddrSpace, DType
 from tinygrad.uop.ops import AxisType, Ops
@@ -11,24 +12,22 @@ from fa_uop.target import Target
 
 @dataclass
 class Block:
-  """One thread block: its target, warps and lanes, and the counters that keep range and buffer ids unique inside a kernel."""
+  """One thread block: its target, warps and lanes, and the counters that keep range, buffer and name ids unique in a kernel."""
   target: Target
   warps: int
-  first_axis: int = 0
   ids: Iterator[int] = field(default_factory=lambda: itertools.count(10))
   slots: Iterator[int] = field(default_factory=itertools.count)
   def __post_init__(self):
+    assert self.warps & (self.warps - 1) == 0, f"warps={self.warps} must be a power of two"
     self.warp = UOp.range(self.warps, next(self.ids), AxisType.LOCAL)
     self.lane = UOp.range(self.target.warp, -1, AxisType.WARP)
     self.tid = self.warp * self.target.warp + self.lane
     self.threads = self.warps * self.target.warp
-  def range(self, n:int|UOp, kind=AxisType.UPCAST) -> UOp: return UOp.range(n, next(self.ids), kind)
+  def range(self, n:int|UOp, kind=AxisType.LOOP) -> UOp: return UOp.range(n, next(self.ids), kind)
   def lds(self, shape:tuple[int, ...], dtype:DType) -> UOp:
     return UOp.placeholder(shape, dtype, slot=next(self.slots), addrspace=AddrSpace.LOCAL)
   def reg(self, shape:tuple[int, ...], dtype:DType=dtypes.float) -> UOp:
     return UOp.placeholder(shape, dtype, slot=next(self.slots), addrspace=AddrSpace.REG)
-
-# *** global <-> LDS ***
 
 def flat(buf:UOp) -> UOp:
   """the flat buffer under a global placeholder. Index it, not a reshape of it: tinygrad's reshape lowering drops valid clauses
@@ -37,20 +36,82 @@ def flat(buf:UOp) -> UOp:
   assert buf.op is Ops.PARAM, f"expected a global buffer, got {buf.op}"
   return buf
 
+# *** LDS tiles ***
 
-def load_tile(blk:Block, dst:UOp, src:UOp, base:UOp, row_stride:int, rows_valid:UOp|None=None, vec:int=8) -> UOp:
-  """Copy a (rows, cols) tile from a flat global buffer at base + r*row_stride + c into the LDS view dst, all threads together,
-  vec elements (16 bytes of half) per access. With rows_valid, rows at or past it read nothing and are zero in LDS."""
-  rows, cols = dst.shape
-  assert cols % vec == 0 and (rows * cols // vec) % blk.threads == 0, f"tile {rows}x{cols} does not split over {blk.threads} threads"
-  it, v = blk.range(rows * cols // vec // blk.threads), blk.range(vec)
-  # the guarded copy walks the threads in reverse: tinygrad merges same-address LDS stores kernel-wide, even from different loops,
-  # so it must not spell its stores like the unguarded copy of the same tile
-  tid = blk.tid if rows_valid is None else blk.threads - 1 - blk.tid
-  chunk = it * blk.threads + tid
-  r, c = chunk // (cols // vec), chunk % (cols // vec) * vec + v
-  idx = base + r * row_stride + c
-  return dst[r, c].store(src.index(idx if rows_valid is None else idx.valid(r < rows_valid))).end(it, v)
+@dataclass(frozen=True)
+class Smem:
+  """A (rows, cols) tile of 16-bit elements in LDS. Each row's 16-byte chunks are XOR-swizzled by the row, so the 8 rows an 8x8
+  fragment read touches, and the 16-byte chunks a copy writes, fall in 8 different bank groups: no padding, no conflicts."""
+  buf: UOp
+  rows: int
+  cols: int
+  def index(self, r:UOp|int, c:UOp|int) -> UOp|int:
+    # XOR within aligned groups of g chunks (g: the largest power of two dividing the chunks per row, at most 8), so a chunk
+    # never leaves its row; the XOR value changes every 8/g rows, which spreads any 8 consecutive rows over all 8 bank groups
+    chunks = self.cols // 8
+    g = min(8, chunks & -chunks)
+    return r * self.cols + ((c // 8) ^ (r // (8 // g) % g)) * 8 + c % 8
+  def at(self, r:UOp|int, c:UOp|int) -> UOp: return self.buf.index(self.index(r, c))
+  def after(self, *deps:UOp) -> Smem: return replace(self, buf=self.buf.after(*deps))
+
+def smem(blk:Block, rows:int, cols:int, dtype:DType) -> Smem:
+  assert cols % 8 == 0, f"LDS tile rows of {cols} elements are not whole 16-byte chunks"
+  return Smem(blk.lds((rows * cols,), dtype), rows, cols)
+
+# *** global -> LDS ***
+
+def copy_tile(blk:Block, dst:Smem, src:UOp, base:UOp, row_stride:int, rows_valid:UOp|int|None=None, variant:int=0) -> UOp:
+  """Start copying rows of a flat global buffer (row r at base + r*row_stride) into dst, 16 bytes per thread and step. Rows at or
+  past rows_valid read nothing and arrive as zeros. Returns the copy; wait_tile makes its result visible to every thread.
+  Fast path: the target's async copy. Twin: loads and LDS stores, which tinygrad merges across the whole kernel when two copies
+  spell the same LDS address, so each copy into one tile passes its own variant (the threads are walked in another order)."""
+  chunks = dst.rows * dst.cols // 8
+  assert chunks % blk.threads == 0, f"a {dst.rows}x{dst.cols} tile does not split into 16-byte chunks over {blk.threads} threads"
+  fast, steps = blk.target.copy16 is not None, chunks // blk.threads
+  # An inline asm statement cannot be vectorized, so the fast copy loops. It loops at least twice: a statement survives as a
+  # dependency only at the END of a loop, and tinygrad removes a one-trip loop; the extra trip is switched off.
+  it = blk.range(max(steps, 2) if fast else steps, AxisType.LOOP if fast else AxisType.UPCAST)
+  chunk = it * blk.threads + (blk.tid ^ variant)
+  r, c = chunk // (dst.cols // 8), chunk % (dst.cols // 8) * 8
+  ok = None if rows_valid is None or (isinstance(rows_valid, int) and rows_valid >= dst.rows) else r < rows_valid
+  g = base + r * row_stride + c
+  if fast: return blk.target.copy16(dst.at(r, c), src.index(g if ok is None else ok.where(g, 0)), ok, it < steps if steps < 2 else None).end(it)
+  v = blk.range(8, AxisType.UPCAST)
+  return dst.at(r, c + v).store(src.index((g + v) if ok is None else (g + v).valid(ok))).end(it, v)
+
+def wait_tile(blk:Block, dst:Smem, *deps:UOp) -> Smem:
+  """dst once the copies into it (issued before, in program order, or among deps) are done and visible to the whole block.
+  deps are statements (stores, ENDs, copies, ranges) that the wait must come after."""
+  if blk.target.copy_wait is None: return dst.after(*deps)  # tinygrad puts a barrier behind LDS stores that deps carry
+  return dst.after(blk.target.copy_wait(dst.buf.after(*deps).index(0)).barrier())
+
+# *** fragments of LDS tiles ***
+
+def _gather(blk:Block, t:Smem, frag, r0:UOp|int, c0:UOp|int, trans:bool=False) -> UOp:
+  vals = []
+  for e in range(frag.nelems):
+    r, c = frag.coords(blk.lane, e)
+    vals.append(t.at(c0 + c, r0 + r) if trans else t.at(r0 + r, c0 + c))
+  return UOp.stack(*vals)
+
+def frag_a(blk:Block, t:Smem, r0:UOp|int, c0:UOp|int) -> UOp:
+  """the A fragment of the (M, K) block of t at (r0, c0)"""
+  if blk.target.ldsm is None: return _gather(blk, t, blk.target.a, r0, c0)
+  ar, ac = blk.target.ldsm_addr["a"](blk.lane)
+  return UOp.stack(*blk.target.ldsm(t.at(r0 + ar, c0 + ac), False, f"fa_ldsm{next(blk.ids)}", t.buf.dtype))
+
+def b_group(blk:Block) -> int:
+  """how many B fragments (consecutive n-tiles) one fragment read yields"""
+  return 1 if blk.target.ldsm is None else 16 // blk.target.mma[1]
+
+def frags_b(blk:Block, t:Smem, n0:UOp|int, k0:UOp|int, trans:bool=False) -> list[UOp]:
+  """b_group B fragments for the n-tiles from n0 over k0..k0+K. t holds B as (n, k) rows, or with trans as (k, n) rows (V)."""
+  N, K, g = blk.target.mma[1], blk.target.mma[2], b_group(blk)
+  if blk.target.ldsm is None: return [_gather(blk, t, blk.target.b, n0 + j * N, k0, trans) for j in range(g)]
+  ar, ac = blk.target.ldsm_addr["bt" if trans else "b"](blk.lane)
+  h = blk.target.ldsm(t.at(k0 + ar, n0 + ac) if trans else t.at(n0 + ar, k0 + ac), trans, f"fa_ldsm{next(blk.ids)}", t.buf.dtype)
+  per = blk.target.b.nelems
+  return [UOp.stack(*h[j * per:(j + 1) * per]) for j in range(g)]
 
 # *** register tiles in the MMA accumulator layout ***
 
@@ -85,21 +146,6 @@ def row_coords(blk:Block, nrows:int) -> list[UOp]:
     return sum((j // math.prod(c.split[x] for x in rdig[k+1:]) % c.split[d]) * rstride[d] for k, d in enumerate(rdig))
   return [tile_coords(blk, i // per_m, 0, elem(i % per_m))[0] for i in range(nrows)]
 
-# *** MMA over tiles ***
-
-def mma(blk:Block, acc:UOp, a:UOp, b:UOp, a_frag=None) -> UOp:
-  """acc[tm, tn] += A[tm] · B[tn]ᵀ over all of K: a is a (tm·M, K) tile view, b a (tn·N, K) tile view (LDS or registers).
-  a_frag(m, k) may supply A fragments directly (P kept in registers). Returns the store that ends the MMA loops."""
-  t = blk.target
-  M, N, K = t.mma
-  tm, tn, _ = acc.shape
-  ksteps = b.shape[1] // K
-  kk, mi, ni = blk.range(ksteps, AxisType.REDUCE), blk.range(tm, AxisType.LOOP), blk.range(tn, AxisType.LOOP)
-  af = a_frag(mi, kk) if a_frag is not None else t.a.view(a.reshape(tm, M, ksteps, K)[mi, :, kk, :], blk.lane)
-  bf = t.b.view(b.reshape(tn, N, ksteps, K)[ni, :, kk, :], blk.lane)
-  out = acc[mi, ni]
-  return out.store(UOp.wmma(af, bf, out.after(kk), (N, M, K), t.mma_device, t.warp)).end(mi, ni).end(kk)
-
 def a_from_acc(blk:Block, p:UOp) -> UOp|None:
   """A fragments read straight from C-fragment registers p (tm, tn, e) where the two layouts line up lane for lane (on mma.sync two
   n8 accumulators are one k16 operand): p regrouped as (tm, K-steps, A elements). None where the layouts differ."""
@@ -115,6 +161,22 @@ def a_from_acc(blk:Block, p:UOp) -> UOp|None:
   tm, tn, e = p.shape
   return p.reshape(tm, tn // (K // N), (K // N) * e)
 
+# *** MMA over tiles ***
+
+def mma(blk:Block, acc:UOp, a:Callable[[UOp, UOp], UOp], b:Callable[[UOp, UOp], list[UOp]], ksteps:int) -> UOp:
+  """acc[m, n] += A[m] · B[n]ᵀ over ksteps K-steps: a(m, k) gives the A fragment of m-tile m, b(n0, k) the b_group B fragments
+  from column n0 on. K-steps outermost, then n-groups, then m-tiles, so each B fragment read serves every m-tile. Returns the
+  loops' END."""
+  t = blk.target
+  M, N, K = t.mma
+  tm, tn, _ = acc.shape
+  g = b_group(blk)
+  kk, ng, m = blk.range(ksteps, AxisType.REDUCE), blk.range(tn // g), blk.range(tm)
+  bf = b(ng * g * N, kk)
+  outs = [acc[m, ng * g + j] for j in range(g)]
+  st = [o.store(UOp.wmma(a(m, kk), bf[j], o.after(kk), (N, M, K), t.mma_device, t.warp)) for j, o in enumerate(outs)]
+  return UOp.group(*st).end(m).end(ng).end(kk)
+
 # *** across the lanes of a warp ***
 
 def lane_reduce(blk:Block, vals:UOp, op:Ops) -> UOp:
@@ -124,14 +186,14 @@ def lane_reduce(blk:Block, vals:UOp, op:Ops) -> UOp:
   n = vals.shape[0]
   if blk.target.shuffle is not None:
     for off in offs:
-      r = blk.range(n, AxisType.LOOP)
+      r = blk.range(n)
       vals = vals.after(vals[r].store(vals[r].alu(op, blk.target.shuffle(vals[r], off, blk.lane))).end(r))
     return vals
   scratch, prev = blk.lds((blk.warps, n, blk.target.warp), dtypes.float), ()
   for off in offs:
-    r = blk.range(n, AxisType.LOOP)
+    r = blk.range(n)
     st = scratch.after(*prev)[blk.warp, r, blk.lane].store(vals[r]).end(r)
-    r2 = blk.range(n, AxisType.LOOP)
+    r2 = blk.range(n)
     step = vals[r2].store(vals[r2].alu(op, scratch.after(st)[blk.warp, r2, blk.lane ^ off])).end(r2)
     vals, prev = vals.after(step), (step.barrier(),)  # the next step overwrites the scratch only once every lane has read it
   return vals

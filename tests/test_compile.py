@@ -43,6 +43,18 @@ def test_portable_twin_builds_without_shuffles(arch):
   out, hazards = built(arch, 64, True, portable=True)
   assert "ds_bpermute" not in out and "shfl" not in out and hazards == []
 
+def test_hazard_check_finds_async_copies_read_too_early():
+  """async copies that are never committed, or never waited for, must show as reads before the data lands"""
+  import fa_uop.target as T
+  from dataclasses import replace
+  from tinygrad.uop.ops import Ops
+  def no_commit(*args):
+    u = T._cuda_copy16(*args)
+    return u.replace(arg=u.arg.replace("\\ncp.async.commit_group;", ""))
+  no_wait = lambda anchor: UOp(Ops.CUSTOM, dtypes.void, (anchor,), arg="/* no wait */")
+  for t in (replace(SM80, copy16=no_commit), replace(SM80, copy_wait=no_wait)):
+    assert any("async copy" in h for h in lds_hazards(linear(fwd_sink(t, 64, True), "sm_90")))
+
 def test_hazard_check_finds_a_missing_barrier(monkeypatch):
   """the race the first H100 run showed (next stage's K/V stores before this stage's last reads) must be visible to the check"""
   monkeypatch.setattr(UOp, "barrier", lambda self, *src: self)

@@ -46,3 +46,38 @@ def test_one_mma_through_fragment_views(emu, rng):
   c = Tensor.full((M, N), float("nan"), device="PYTHON").contiguous().realize()
   out = Tensor.custom_kernel(c, Tensor(a, device="PYTHON"), Tensor(b, device="PYTHON"), fxn=kern)[0].numpy()
   np.testing.assert_allclose(out, a.astype(np.float64) @ b.astype(np.float64).T, atol=1e-4, err_msg=f"seed {seed}")
+
+def _ldmatrix_model(mem:np.ndarray, rows:list[int], trans:bool) -> np.ndarray:
+  """PTX ldmatrix.x4 on 16-bit elements: lane l gives the address of row l%8 of matrix l//8 (8 consecutive elements); register j
+  of lane l holds elements (l//4, 2(l%4)) and (l//4, 2(l%4)+1) of matrix j, or with .trans (2(l%4), l//4) and (2(l%4)+1, l//4)"""
+  mats = [np.stack([mem[rows[8 * j + i]:rows[8 * j + i] + 8] for i in range(8)]) for j in range(4)]
+  out = np.zeros((32, 8), dtype=mem.dtype)
+  for l in range(32):
+    for j in range(4):
+      m = mats[j].T if trans else mats[j]
+      out[l, 2 * j:2 * j + 2] = m[l // 4, 2 * (l % 4):2 * (l % 4) + 2]
+  return out
+
+@pytest.mark.parametrize("cols", [16, 32, 48, 64, 80, 96, 112, 128])
+def test_ldmatrix_addresses_give_the_fragment_layouts(cols):
+  """the lane addresses SM80's fast path hands ldmatrix, through the swizzled LDS tile, yield exactly the A and B fragments the
+  portable gather reads (the emulator cannot run ldmatrix, so its semantics are modelled here)"""
+  from fa_uop.tiles import Smem
+  rows = 32
+  t = Smem(None, rows, cols)
+  tile = np.arange(rows * cols).reshape(rows, cols)
+  mem = np.zeros(rows * cols, dtype=np.int64)
+  for r in range(rows):
+    for c in range(cols): mem[t.index(r, c)] = tile[r, c]
+  for r0, c0 in [(0, 0), (16, cols - 16)]:
+    a = _ldmatrix_model(mem, [t.index(r0 + SM80.ldsm_addr["a"](l)[0], c0 + SM80.ldsm_addr["a"](l)[1]) for l in range(32)], False)
+    b = _ldmatrix_model(mem, [t.index(r0 + SM80.ldsm_addr["b"](l)[0], c0 + SM80.ldsm_addr["b"](l)[1]) for l in range(32)], False)
+    bt = _ldmatrix_model(mem, [t.index(r0 + SM80.ldsm_addr["bt"](l)[0], c0 + SM80.ldsm_addr["bt"](l)[1]) for l in range(32)], True)
+    for addr in ("a", "b", "bt"):  # each 8x8 matrix's rows lie in 8 different 16-byte bank groups: conflict-free
+      starts = [t.index(r0 + SM80.ldsm_addr[addr](l)[0], c0 + SM80.ldsm_addr[addr](l)[1]) for l in range(32)]
+      assert all(len({s // 8 % 8 for s in starts[8 * j:8 * j + 8]}) == 8 for j in range(4)), f"bank conflict in {addr} at cols={cols}"
+    for l in range(32):
+      assert [tile[r0 + r, c0 + c] for r, c in (SM80.a.coords(l, e) for e in range(8))] == list(a[l])
+      for j in range(2):  # two n8 B fragments: from rows (n, k) of K, and transposed from rows (k, n) of V
+        assert [tile[r0 + 8 * j + n, c0 + k] for n, k in (SM80.b.coords(l, e) for e in range(4))] == list(b[l, 4 * j:4 * j + 4])
+        assert [tile[r0 + k, c0 + 8 * j + n] for n, k in (SM80.b.coords(l, e) for e in range(4))] == list(bt[l, 4 * j:4 * j + 4])
