@@ -2,38 +2,29 @@
 """Time fa_uop's attention forward next to its peers and check it against tinygrad's own SDPA in float32.
 
 Env: B, H, HKV (default H), N, NK (default N), D, CAUSAL, DTYPE (half|bfloat16), CNT (timed runs), VERIFY (default 1), JSON=1,
-PEERS (comma list from tinygrad,torch_flash,torch_cudnn; default: tinygrad, plus torch's where torch sees a GPU).
-With no GPU present it runs a small shape on tinygrad's emulator (DEV=PYTHON::sm_80). Exits non-zero if the check fails."""
+PEERS (comma list from tinygrad,torch_flash,torch_cudnn; default: tinygrad, plus torch's where torch sees a GPU),
+CONFIG (BMxBNxWARPS, else the tuner's choice), SWEEP=1 (the FlashAttention-2 paper's grid: D in 64,128, H=2048/D,
+N in 1024,4096,16384, B=16384/N, causal and not; a table, JSON lines and a PNG plot under OUT, default ./out).
+With no GPU present it runs a small shape on tinygrad's emulator (DEV=PYTHON::sm_80). Exits non-zero if a check fails."""
 import os, shutil, sys
 if "DEV" not in os.environ:  # pick the device before tinygrad reads DEV
   os.environ["DEV"] = "CUDA" if shutil.which("nvidia-smi") else "AMD" if os.path.exists("/dev/kfd") else "PYTHON::sm_80"
-import contextlib, io, json, math, time
+import json, time
 import numpy as np
-from tinygrad import Tensor, Device, dtypes, GlobalCounters, Context
+from tinygrad import Tensor, Device, dtypes, Context
 from tinygrad.helpers import getenv
-from fa_uop import flash_attention
+from fa_uop import flash_attention, FwdConfig, default_fwd_config, target_for, tune
+from fa_uop.timing import gpu_time
 
 DEV = Device.DEFAULT
 EMULATED = DEV.startswith("PYTHON")
 DEFAULTS = dict(B=1, H=2, HKV=1, N=64, D=64, CNT=1) if EMULATED else dict(B=4, H=16, N=4096, D=128, CNT=20)
+PEERS = ("tinygrad",) if EMULATED else ("tinygrad", "torch_flash", "torch_cudnn")
 
 def conf(name:str) -> int: return getenv(name, DEFAULTS.get(name, 0))
 
-def gpu_time(fn, cnt:int) -> tuple[float, float]:
-  """best device time (tinygrad fills GlobalCounters.time_sum_s with event times only at DEBUG>=2) and mean wall time per call"""
-  best, walls = math.inf, []
-  for _ in range(cnt):
-    GlobalCounters.reset()
-    with Context(DEBUG=2), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-      st = time.perf_counter()
-      fn()
-      Device[DEV].synchronize()
-      walls.append(time.perf_counter() - st)
-    best = min(best, GlobalCounters.time_sum_s)
-  return best, sum(walls) / len(walls)
-
 def torch_peer(backend:str, shape, causal:bool, dtype_name:str, cnt:int) -> float|None:
-  """median CUDA-event time of torch's SDPA with one backend, or None where torch or its GPU is missing"""
+  """median CUDA-event time of torch's SDPA with one backend, or None where torch, its GPU or the backend's support is missing"""
   try:
     import torch
     from torch.nn.attention import sdpa_kernel, SDPBackend
@@ -55,51 +46,102 @@ def torch_peer(backend:str, shape, causal:bool, dtype_name:str, cnt:int) -> floa
   except RuntimeError as err:  # a backend that does not take this shape
     print(f"{backend}: {str(err).splitlines()[0]}", file=sys.stderr)
     return None
+  finally: del q, k, v
   return float(np.median(times))
 
-def main() -> int:
-  B, H, N, D = conf("B"), conf("H"), conf("N"), conf("D")
-  Hkv, Nk, cnt = getenv("HKV", DEFAULTS.get("HKV", H)), getenv("NK", N), conf("CNT")
-  causal, dtype_name, verify = bool(getenv("CAUSAL", 0)), getenv("DTYPE", "half"), getenv("VERIFY", 1)
+def measure(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, causal:bool, dtype_name:str, cnt:int, verify:bool, peers) -> list[dict]:
+  """one shape: fa_uop and its peers, as rows (fa_uop's last)"""
   dtype = {"half": dtypes.half, "bfloat16": dtypes.bfloat16}[dtype_name]
   flops = 4 * B * H * N * Nk * D / (2 if causal else 1)
-  print(f"{DEV}: B={B} H={H} Hkv={Hkv} N={N} Nk={Nk} D={D} causal={causal} {dtype_name}, {cnt} timed runs")
-
+  print(f"{DEV}: B={B} H={H} Hkv={Hkv} N={N} Nk={Nk} D={D} causal={causal} {dtype_name}, {cnt} timed runs", flush=True)
   q, k, v = [Tensor.randn(*s, dtype=dtypes.float32).cast(dtype).contiguous().realize() for s in ((B, H, N, D), (B, Hkv, Nk, D), (B, Hkv, Nk, D))]
+  target = target_for(DEV)
+  # cold build+compile of one kernel (tinygrad's disk cache off), then the tuner's choice (or CONFIG) for the timed runs
   st = time.perf_counter()
-  with Context(CACHELEVEL=0): out = flash_attention(q, k, v, causal=causal).realize()
+  with Context(CACHELEVEL=0): flash_attention(q, k, v, causal=causal, config=default_fwd_config(target, D, causal)).realize()
   Device[DEV].synchronize()
   compile_s = time.perf_counter() - st
-  sec, wall = gpu_time(lambda: flash_attention(q, k, v, causal=causal).realize(), cnt)
+  st = time.perf_counter()
+  cfg = FwdConfig(*map(int, c.split("x"))) if (c:=getenv("CONFIG", "")) else \
+    tune.fwd_config(target, DEV, q.shape, Nk, Hkv, dtype, causal, None, lambda cfg, *qkv: flash_attention(*qkv, causal=causal, config=cfg).realize())
+  tune_s = time.perf_counter() - st
+  out = flash_attention(q, k, v, causal=causal, config=cfg).realize()
+  sec, wall = gpu_time(lambda: flash_attention(q, k, v, causal=causal, config=cfg).realize(), cnt)
   res = dict(impl="fa_uop", dev=DEV, B=B, H=H, Hkv=Hkv, N=N, Nk=Nk, D=D, causal=causal, dtype=dtype_name, ms=sec * 1e3,
-             tflops=flops / sec * 1e-12, compile_s=compile_s, max_abs_err=None, rel_err=None, ok=True)
-  print(f"fa_uop       {sec*1e3:9.3f} ms GPU {flops/sec*1e-12:8.2f} TFLOPS | {wall*1e3:9.3f} ms wall/call | first call (build+compile) {compile_s:.2f} s")
-
-  peers = getenv("PEERS", "tinygrad" if EMULATED else "tinygrad,torch_flash,torch_cudnn").split(",")
+             tflops=flops / sec * 1e-12, compile_s=compile_s, max_abs_err=None, rel_err=None, ok=True, config=str(cfg), wall_ms=wall * 1e3)
+  print(f"fa_uop       {sec*1e3:9.3f} ms GPU {flops/sec*1e-12:8.2f} TFLOPS | {wall*1e3:8.3f} ms wall/call | config {cfg} "
+        f"(tuning {tune_s:.1f} s) | cold build+compile {compile_s:.2f} s", flush=True)
   rows = []
-  for peer in filter(None, peers):
+  for peer in peers:
     if peer == "tinygrad":
+      if B * H * N * Nk * 4 > 8 << 30: continue  # tinygrad's SDPA materializes the float32 scores; past 8 GB it would not fit
       gqa = dict(enable_gqa=True) if Hkv != H else {}
       psec, _ = gpu_time(lambda: q.scaled_dot_product_attention(k, v, is_causal=causal, **gqa).realize(), max(1, min(cnt, 5)))
     else: psec = torch_peer(peer, (B, H, Hkv, N, Nk, D), causal, dtype_name, cnt)
     if psec is None: continue
-    print(f"{peer:12s} {psec*1e3:9.3f} ms GPU {flops/psec*1e-12:8.2f} TFLOPS | fa_uop is {psec/sec:.2f}x")
-    rows.append(dict(res, impl=peer, ms=psec * 1e3, tflops=flops / psec * 1e-12, compile_s=None, ok=None))
-
+    print(f"{peer:12s} {psec*1e3:9.3f} ms GPU {flops/psec*1e-12:8.2f} TFLOPS | fa_uop is {psec/sec:.2f}x", flush=True)
+    rows.append(dict(res, impl=peer, ms=psec * 1e3, tflops=flops / psec * 1e-12, compile_s=None, ok=None, config=None, wall_ms=None))
   if verify:
-    gqa = dict(enable_gqa=True) if Hkv != H else {}
-    nb = B if B * H * N * Nk * 4 <= 8 << 30 else 1  # the float32 reference holds the N×Nk scores: check the first batch entry of huge shapes
-    ref = q[:nb].float().scaled_dot_product_attention(k[:nb].float(), v[:nb].float(), is_causal=causal, **gqa).numpy().astype(np.float64)
-    got = out[:nb].float().numpy().astype(np.float64)
+    # the float32 reference holds the N×Nk scores: check as many heads of the first batch entry as fit in 4 GB
+    nh = max(1, min(H, (4 << 30) // (N * Nk * 4)))
+    nh = nh - nh % (H // Hkv) if nh >= H // Hkv else nh
+    qs, ks, vs = q[:1, :nh], k[:1, :max(1, nh * Hkv // H)], v[:1, :max(1, nh * Hkv // H)]
+    gqa = dict(enable_gqa=True) if qs.shape[1] != ks.shape[1] else {}
+    ref = qs.float().scaled_dot_product_attention(ks.float(), vs.float(), is_causal=causal, **gqa).numpy().astype(np.float64)
+    got = out[:1, :nh].float().numpy().astype(np.float64)
     max_abs, rel = float(np.abs(got - ref).max()), float(np.linalg.norm(got - ref) / np.linalg.norm(ref))
     # bf16 rounds P to 8 bits of mantissa before P·V; the max abs bound is what catches a race that spoils a few rows
     rel_tol, abs_tol = (1e-2, 5e-2) if dtype == dtypes.bfloat16 else (4e-3, 1e-2)
     res.update(max_abs_err=max_abs, rel_err=rel, ok=bool(np.isfinite(got).all() and rel <= rel_tol and max_abs <= abs_tol))
-    print(f"verify vs tinygrad SDPA in float32 (batch entries checked: {nb}): max abs err {max_abs:.3e} (tolerance {abs_tol:.0e}), "
-          f"rel err {rel:.3e} (tolerance {rel_tol:.0e}): {'ok' if res['ok'] else 'FAILED'}")
+    print(f"verify vs tinygrad SDPA in float32 (batch 0, heads 0..{nh-1}): max abs err {max_abs:.3e} (tolerance {abs_tol:.0e}), "
+          f"rel err {rel:.3e} (tolerance {rel_tol:.0e}): {'ok' if res['ok'] else 'FAILED'}", flush=True)
+  return rows + [res]
+
+SWEEP_SHAPES = [(16384 // N, 2048 // D, N, D, causal) for D in (64, 128) for causal in (False, True) for N in (1024, 4096, 16384)]
+
+def plot(rows:list[dict], path:str) -> bool:
+  """TFLOPS against N, a line per implementation, a panel per D and causal; False where matplotlib is missing"""
+  try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+  except ImportError: return False
+  panels = sorted({(r["D"], r["causal"]) for r in rows})
+  fig, axes = plt.subplots(1, len(panels), figsize=(4.5 * len(panels), 4), squeeze=False)
+  for ax, (D, causal) in zip(axes[0], panels):
+    for impl in dict.fromkeys(r["impl"] for r in rows):
+      pts = sorted((r["N"], r["tflops"]) for r in rows if r["impl"] == impl and r["D"] == D and r["causal"] == causal)
+      if pts: ax.plot(*zip(*pts), marker="o", label=impl)
+    ax.set_xscale("log", base=2); ax.set_xlabel("N"); ax.set_ylabel("TFLOPS"); ax.set_title(f"D={D} {'causal' if causal else 'full'}")
+    ax.grid(alpha=.3); ax.legend(fontsize=8)
+  fig.suptitle(f"attention forward, {rows[0]['dtype']}, {DEV}"); fig.tight_layout(); fig.savefig(path, dpi=120)
+  return True
+
+def sweep(dtype_name:str, cnt:int, verify:bool, peers) -> int:
+  out = getenv("OUT", "out")
+  os.makedirs(out, exist_ok=True)
+  rows = []
+  for B, H, N, D, causal in SWEEP_SHAPES: rows += measure(B, H, H, N, N, D, causal, dtype_name, cnt, verify, peers)
+  with open(f"{out}/sweep_{dtype_name}.jsonl", "w") as f: f.writelines(json.dumps(r) + "\n" for r in rows)
+  print(f"\n| D | N | B | H | causal | fa_uop TFLOPS | config | " + " | ".join(f"{p} TFLOPS" for p in peers) + " | fa_uop ÷ FA2 | ok |")
+  print("|" + "---|" * (8 + len(peers)))
+  for B, H, N, D, causal in SWEEP_SHAPES:
+    got = {r["impl"]: r for r in rows if (r["N"], r["D"], r["causal"]) == (N, D, causal)}
+    f = got["fa_uop"]
+    ratio = f"{f['tflops'] / got['torch_flash']['tflops']:.2f}" if "torch_flash" in got else "–"
+    print(f"| {D} | {N} | {B} | {H} | {causal} | {f['tflops']:.1f} | {f['config']} | " +
+          " | ".join(f"{got[p]['tflops']:.1f}" if p in got else "–" for p in peers) + f" | {ratio} | {f['ok']} |")
+  print(f"rows: {out}/sweep_{dtype_name}.jsonl" + (f", plot: {out}/sweep_{dtype_name}.png" if plot(rows, f"{out}/sweep_{dtype_name}.png") else " (no matplotlib: no plot)"))
+  return 0 if all(r["ok"] is not False for r in rows) else 1
+
+def main() -> int:
+  cnt, dtype_name, verify = conf("CNT"), getenv("DTYPE", "half"), bool(getenv("VERIFY", 1))
+  peers = [p for p in getenv("PEERS", ",".join(PEERS)).split(",") if p]
+  if getenv("SWEEP", 0): return sweep(dtype_name, cnt, verify, peers)
+  B, H, N, D = conf("B"), conf("H"), conf("N"), conf("D")
+  rows = measure(B, H, getenv("HKV", DEFAULTS.get("HKV", H)), N, getenv("NK", N), D, bool(getenv("CAUSAL", 0)), dtype_name, cnt, verify, peers)
   if getenv("JSON", 0):
     for r in rows: print(json.dumps(r))
-    print(json.dumps(res))
-  return 0 if res["ok"] else 1
+  return 0 if rows[-1]["ok"] else 1
 
 if __name__ == "__main__": sys.exit(main())

@@ -2,7 +2,8 @@
 from __future__ import annotations
 import functools, math
 from tinygrad import Tensor, dtypes
-from fa_uop.config import FwdConfig, default_fwd_config
+from fa_uop import tune
+from fa_uop.config import FwdConfig
 from fa_uop.forward import flash_fwd
 from fa_uop.target import Target, target_for
 
@@ -27,6 +28,19 @@ def _check(q, k, v, causal, scale) -> Target:
   if D not in HEAD_DIMS: raise ValueError(f"head dim D={D} is not supported; supported: {HEAD_DIMS}")
   return target_for(q.device if isinstance(q.device, str) else q.device[0])
 
+@functools.cache
+def _fwd_builder(target:Target, cfg:FwdConfig, causal:bool, scale:float|None):
+  """the kernel builder for custom_kernel, caching each sink by its placeholders (UOps are interned, so a second call with the
+  same shapes gets the same sink and tinygrad's program cache finds the compiled kernel: nothing is built again)"""
+  return functools.cache(lambda *ps: flash_fwd(*ps, target=target, cfg=cfg, causal=causal, scale=scale))
+
+def _run_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, causal:bool, scale:float|None) -> tuple[Tensor, Tensor]:
+  B, H, Nq, D = q.shape
+  o = Tensor.empty(B, H, Nq, D, dtype=q.dtype, device=q.device)
+  lse = Tensor.empty(B, H, Nq, dtype=dtypes.float32, device=q.device)
+  outs = Tensor.custom_kernel(q.contiguous(), k.contiguous(), v.contiguous(), o, lse, fxn=_fwd_builder(target, cfg, causal, scale))
+  return outs[3], outs[4]
+
 def flash_attention(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float|None=None, return_lse:bool=False,
                     config:FwdConfig|None=None) -> Tensor|tuple[Tensor, Tensor]:
   """Scaled dot-product attention softmax(q·kᵀ·scale)·v, computed tile by tile without the N×N score matrix.
@@ -36,13 +50,12 @@ def flash_attention(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float
   D: a multiple of the MMA K (16) up to 128, i.e. one of 16, 32, 48, 64, 80, 96, 112, 128.
   causal masks key j > query i, top-left aligned as in tinygrad's and PyTorch's SDPA. scale defaults to 1/sqrt(D).
   Returns the output (B, H, Nq, D) in q's dtype and, with return_lse, the natural-log row logsumexp (B, H, Nq) in float32.
-  Targets: AMD RDNA3 (gfx11xx) and NVIDIA sm_80 and newer, and tinygrad's emulator of either (DEV=PYTHON::gfx1100 / ::sm_80)."""
+  config picks the tiling; by default the tuner's choice for this shape class (fa_uop.tune), or the fixed default where tuning
+  is off. Targets: AMD RDNA3 (gfx11xx) and NVIDIA sm_80 and newer, and tinygrad's emulator of either (DEV=PYTHON::gfx1100 / ::sm_80)."""
   target = _check(q, k, v, causal, scale)
-  cfg = config or default_fwd_config(target, q.shape[3])
-  cfg.check(target, q.shape[3])
-  B, H, Nq, D = q.shape
-  o = Tensor.empty(B, H, Nq, D, dtype=q.dtype, device=q.device)
-  lse = Tensor.empty(B, H, Nq, dtype=dtypes.float32, device=q.device)
-  fxn = functools.partial(flash_fwd, target=target, cfg=cfg, causal=causal, scale=scale)
-  outs = Tensor.custom_kernel(q.contiguous(), k.contiguous(), v.contiguous(), o, lse, fxn=fxn)
-  return (outs[3], outs[4]) if return_lse else outs[3]
+  if config is not None: config.check(target, q.shape[3])
+  else:
+    run = functools.partial(lambda cfg, q_, k_, v_: _run_fwd(cfg, q_, k_, v_, target, causal, scale)[0].realize())
+    config = tune.fwd_config(target, q.device, q.shape, k.shape[2], k.shape[1], q.dtype, causal, scale, run)
+  o, lse = _run_fwd(config, q, k, v, target, causal, scale)
+  return (o, lse) if return_lse else o

@@ -1,4 +1,5 @@
-"""Tile configurations are data: a kernel is built from one, and each target has a default per head dim."""
+"""Tile configurations are data: a kernel is built from one; each target has candidates, a deterministic default per shape class,
+and the tuner (fa_uop.tune) picks among the candidates by timing them."""
 from __future__ import annotations
 from dataclasses import dataclass
 from fa_uop.target import Target
@@ -9,14 +10,34 @@ class FwdConfig:
   block_n: int = 64   # keys per KV tile
   warps: int = 4
   def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
-    p_tile = 0 if target.mma_device == "CUDA" else 2 * self.block_m * self.block_n  # P goes through LDS where C and A layouts differ
+    p_tile = 0 if target.mma_device == "CUDA" else self.block_m * self.block_n  # P goes through LDS where C and A layouts differ
     return itemsize * ((self.block_m + 2 * self.block_n) * d + p_tile)
   def check(self, target:Target, d:int) -> None:
     M, N, K = target.mma
+    if self.warps < 1 or self.warps & (self.warps - 1): raise ValueError(f"warps={self.warps} must be a power of two")
     if self.block_m % (self.warps * M): raise ValueError(f"block_m={self.block_m} must split into {self.warps} warps of {M}-row MMA tiles")
-    if self.block_n % K or self.block_n % N: raise ValueError(f"block_n={self.block_n} must be a multiple of the MMA K={K} and N={N}")
+    if self.block_n % 16 or self.block_n % N: raise ValueError(f"block_n={self.block_n} must be a multiple of 16 and of the MMA N={N}")
     if d % K or d % N: raise ValueError(f"head dim {d} must be a multiple of the MMA K={K} and N={N}")
     if (lds:=self.lds_bytes(target, d)) > target.lds_bytes: raise ValueError(f"{self} needs {lds} bytes of LDS at D={d}, {target.arch} has {target.lds_bytes}")
+  def __str__(self) -> str: return f"{self.block_m}x{self.block_n}x{self.warps}"
 
-def default_fwd_config(target:Target, d:int) -> FwdConfig:
-  return FwdConfig(block_m=64, block_n=64, warps=4)
+# what the tuner tries; each is checked per target and head dim
+CANDIDATES = (FwdConfig(64, 32, 4), FwdConfig(64, 64, 4), FwdConfig(128, 32, 8), FwdConfig(128, 64, 8), FwdConfig(64, 16, 4))
+
+def candidates(target:Target, d:int) -> list[FwdConfig]:
+  def ok(c:FwdConfig) -> bool:
+    try: c.check(target, d)
+    except ValueError: return False
+    return True
+  return [c for c in CANDIDATES if ok(c)]
+
+def shape_class(d:int, nq:int, nk:int, causal:bool) -> str:
+  """shapes that share a best config: head dim, causal, and the sequence lengths by power-of-4 bucket"""
+  bucket = lambda n: 4 ** (((n - 1).bit_length() + 1) // 2)  # the next power of 4 at or above n
+  return f"d{d}_{'causal' if causal else 'full'}_q{bucket(nq)}_k{bucket(nk)}"
+
+def default_fwd_config(target:Target, d:int, causal:bool=False) -> FwdConfig:
+  """The config used where tuning is off: on the H100 (docs/perf.md, 2026-11-22) 64x32x4 led everywhere but D=128 non-causal,
+  where 64x64x4 did; on RDNA3 (64 KB of LDS, P through LDS) 64x32x4 fits every head dim."""
+  if target.mma_device == "CUDA" and d == 128 and not causal: return FwdConfig(64, 64, 4)
+  return FwdConfig(64, 32, 4)

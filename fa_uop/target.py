@@ -1,7 +1,7 @@
 """Targets: one description per GPU family. Warp size, MMA shape and which lane holds which fragment element live here and nowhere else."""
 from __future__ import annotations
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable
 from tinygrad import Device, UOp, dtypes
 from tinygrad.dtype import DType
@@ -61,7 +61,8 @@ class Target:
   copy16: Callable[[UOp, UOp, UOp|None, UOp|None], UOp]|None = None  # async 16-byte global->LDS copy (zeros where not ok), if active
   copy_wait: Callable[[UOp], UOp]|None = None            # wait for every async copy group (before a barrier)
   ldsm: Callable[[UOp, bool, str, DType], list[UOp]]|None = None  # four 8x8 16-bit matrices from LDS; twin: element loads
-  ldsm_addr: dict[str, Callable[[UOp], tuple[UOp, UOp]]]|None = None  # per operand: (row, col) in the tile whose address lane gives
+  # per operand: (row, col) in the tile whose address lane gives; not part of the hash (a dict), ldsm already tells the paths apart
+  ldsm_addr: dict[str, Callable[[UOp], tuple[UOp, UOp]]]|None = field(default=None, hash=False, compare=False)
   def portable(self) -> Target: return replace(self, shuffle=None, copy16=None, copy_wait=None, ldsm=None, ldsm_addr=None)
 
 def _scalar(u:UOp) -> UOp: return u.load() if u.op is Ops.INDEX else u

@@ -66,18 +66,19 @@ def copy_tile(blk:Block, dst:Smem, src:UOp, base:UOp, row_stride:int, rows_valid
   Fast path: the target's async copy. Twin: loads and LDS stores, which tinygrad merges across the whole kernel when two copies
   spell the same LDS address, so each copy into one tile passes its own variant (the threads are walked in another order)."""
   chunks = dst.rows * dst.cols // 8
-  assert chunks % blk.threads == 0, f"a {dst.rows}x{dst.cols} tile does not split into 16-byte chunks over {blk.threads} threads"
-  fast, steps = blk.target.copy16 is not None, chunks // blk.threads
+  fast, steps = blk.target.copy16 is not None, -(-chunks // blk.threads)
   # An inline asm statement cannot be vectorized, so the fast copy loops. It loops at least twice: a statement survives as a
   # dependency only at the END of a loop, and tinygrad removes a one-trip loop; the extra trip is switched off.
   it = blk.range(max(steps, 2) if fast else steps, AxisType.LOOP if fast else AxisType.UPCAST)
   chunk = it * blk.threads + (blk.tid ^ variant)
+  active = chunk < chunks if chunks % blk.threads or (fast and steps < 2) else None
   r, c = chunk // (dst.cols // 8), chunk % (dst.cols // 8) * 8
   ok = None if rows_valid is None or (isinstance(rows_valid, int) and rows_valid >= dst.rows) else r < rows_valid
   g = base + r * row_stride + c
-  if fast: return blk.target.copy16(dst.at(r, c), src.index(g if ok is None else ok.where(g, 0)), ok, it < steps if steps < 2 else None).end(it)
+  if fast: return blk.target.copy16(dst.at(r, c), src.index(g if ok is None else ok.where(g, 0)), ok, active).end(it)
   v = blk.range(8, AxisType.UPCAST)
-  return dst.at(r, c + v).store(src.index((g + v) if ok is None else (g + v).valid(ok))).end(it, v)
+  if active is None: return dst.at(r, c + v).store(src.index((g + v) if ok is None else (g + v).valid(ok))).end(it, v)
+  return dst.buf.index(dst.index(r, c + v).valid(active)).store(src.index((g + v).valid(active if ok is None else active & ok))).end(it, v)
 
 def wait_tile(blk:Block, dst:Smem, *deps:UOp) -> Smem:
   """dst once the copies into it (issued before, in program order, or among deps) are done and visible to the whole block.

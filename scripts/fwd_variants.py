@@ -10,7 +10,7 @@ import numpy as np
 from tinygrad import Tensor, Device, dtypes, Context
 from tinygrad.helpers import getenv
 from fa_uop import flash_fwd, FwdConfig, target_for
-from bench import gpu_time
+from fa_uop.timing import gpu_time
 
 VARIANTS = {"full": lambda t: t, "no_copy": lambda t: replace(t, copy16=None, copy_wait=None),
             "no_ldsm": lambda t: replace(t, ldsm=None, ldsm_addr=None), "twin": lambda t: replace(t.portable(), shuffle=t.shuffle)}

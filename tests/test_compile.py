@@ -3,6 +3,7 @@ import re, shutil, functools
 import pytest
 from tinygrad import UOp, dtypes
 from fa_uop import SM80, RDNA3, flash_fwd, default_fwd_config, FwdConfig
+from fa_uop.config import candidates
 from fa_uop.compile import linear, render, compile_source, lds_hazards, renderer
 
 HAVE = {"gfx1100": shutil.which("clang-15") or shutil.which("clang"), "sm_90": shutil.which("nvcc")}
@@ -42,6 +43,14 @@ def test_portable_twin_builds_without_shuffles(arch):
   """the twin the emulator runs also builds for the real targets, exchanging lanes through LDS with no race"""
   out, hazards = built(arch, 64, True, portable=True)
   assert "ds_bpermute" not in out and "shfl" not in out and hazards == []
+
+@pytest.mark.parametrize("arch,portable", [("sm_90", False), ("sm_90", True), ("gfx1100", False)], ids=["sm_90", "sm_90-twin", "gfx1100"])
+def test_no_lds_race_in_any_candidate(arch, portable):
+  """every config the tuner may pick (at D=64, and the defaults at D=16 and 128), causal so both KV stages are there: no LDS race
+  and no read of LDS nothing wrote"""
+  t = TARGETS[arch].portable() if portable else TARGETS[arch]
+  for D, cfgs in ((64, candidates(t, 64)), (16, [default_fwd_config(t, 16, True)]), (128, [default_fwd_config(t, 128, False)])):
+    for cfg in cfgs: assert lds_hazards(linear(fwd_sink(t, D, True, cfg=cfg), arch)) == [], f"{cfg} at D={D}"
 
 def test_hazard_check_finds_async_copies_read_too_early():
   """async copies that are never committed, or never waited for, must show as reads before the data lands"""

@@ -1,6 +1,7 @@
 import numpy as np, pytest
 from tinygrad import dtypes
 from fa_uop import FwdConfig, default_fwd_config, target_for, HEAD_DIMS
+from fa_uop.config import CANDIDATES, candidates
 from fa_uop.reference import attention_ref
 from conftest import qkv, run_fwd, assert_close
 
@@ -26,11 +27,15 @@ def test_gqa(emu, rng, H, Hkv, causal): check(rng, 2, H, Hkv, 40, 50, 32, causal
 @pytest.mark.parametrize("scale", [0.3, -0.5])
 def test_scale(emu, rng, scale): check(rng, 1, 1, 1, 33, 40, 32, True, dtypes.half, scale=scale)
 
-@pytest.mark.parametrize("D", [64, 128])
-def test_default_configs(emu, rng, D):
-  """the configurations the GPU gets, on shapes with several query blocks and a causal diagonal inside them"""
-  cfg = default_fwd_config(target_for("PYTHON"), D)
-  check(rng, 1, 1, 1, 2 * cfg.block_m + 3, 2 * cfg.block_m + 3, D, True, dtypes.half, cfg=cfg)
+@pytest.mark.parametrize("cfg", CANDIDATES, ids=str)
+def test_candidate_configs(emu, rng, cfg):
+  """every config the tuner may pick, on a shape with several query blocks, a causal diagonal inside them and a tail"""
+  if cfg not in candidates(target_for("PYTHON"), 64): pytest.skip(f"{cfg} does not fit this target")
+  check(rng, 1, 1, 1, 2 * cfg.block_m + 3, 2 * cfg.block_m + 3, 64, True, dtypes.half, cfg=cfg)
+
+def test_default_config_d128(emu, rng):
+  cfg = default_fwd_config(target_for("PYTHON"), 128)
+  check(rng, 1, 1, 1, cfg.block_m + 5, 2 * cfg.block_n + 5, 128, False, dtypes.half, cfg=cfg)
 
 @pytest.mark.parametrize("D", [d for d in HEAD_DIMS if d not in (32, 64, 96, 128)])
 def test_other_head_dims(emu, rng, D):

@@ -1,0 +1,52 @@
+"""The tuner: on the first use of a shape class it times every candidate config on random inputs of that shape and keeps the
+fastest in a JSON file, keyed by target, tinygrad version, dtype and shape class. FA_UOP_TUNE=0 turns it off (the deterministic
+default is used, as it always is on the emulator); FA_UOP_CACHE names the file (default ~/.cache/fa_uop/tune.json)."""
+from __future__ import annotations
+import functools, json, os, tempfile
+from importlib.metadata import version
+from tinygrad import Tensor, dtypes
+from tinygrad.dtype import DType
+from fa_uop.config import FwdConfig, candidates, default_fwd_config, shape_class
+from fa_uop.target import Target
+from fa_uop.timing import gpu_time
+
+def cache_path() -> str: return os.environ.get("FA_UOP_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "fa_uop", "tune.json")
+def enabled(device:str) -> bool: return os.environ.get("FA_UOP_TUNE", "1") != "0" and not device.startswith("PYTHON")
+
+def _load() -> dict:
+  try:
+    with open(cache_path()) as f: return json.load(f)
+  except (OSError, ValueError): return {}
+
+def _save(entries:dict) -> None:
+  path = cache_path()
+  os.makedirs(os.path.dirname(path), exist_ok=True)
+  fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path))  # write then rename: a reader never sees half a file
+  with os.fdopen(fd, "w") as f: json.dump(entries, f, indent=1, sort_keys=True)
+  os.replace(tmp, path)
+
+def key(target:Target, dtype:DType, d:int, nq:int, nk:int, causal:bool) -> str:
+  return f"{target.arch}|tinygrad {version('tinygrad')}|{dtype.name}|{shape_class(d, nq, nk, causal)}"
+
+# the tuned choice per key, for this process (the file is read once per key)
+_chosen: dict[str, FwdConfig] = {}
+
+def fwd_config(target:Target, device:str, shape:tuple[int, ...], nk:int, hkv:int, dtype:DType, causal:bool, scale:float|None,
+               run) -> FwdConfig:
+  """the config for this forward call: tuned (timing run(cfg, q, k, v) on random inputs) where tuning is on, else the default"""
+  B, H, Nq, D = shape
+  if not enabled(device): return default_fwd_config(target, D, causal)
+  k_ = key(target, dtype, D, Nq, nk, causal)
+  if k_ in _chosen: return _chosen[k_]
+  if (hit:=_load().get(k_)) is not None: cfg = FwdConfig(**hit["config"])
+  else:
+    q = Tensor.randn(B, H, Nq, D, dtype=dtypes.float32, device=device).cast(dtype).contiguous().realize()
+    k, v = [Tensor.randn(B, hkv, nk, D, dtype=dtypes.float32, device=device).cast(dtype).contiguous().realize() for _ in range(2)]
+    times = {c: gpu_time(functools.partial(run, c, q, k, v), 5, device)[0] for c in candidates(target, D)}
+    cfg = min(times, key=times.get)
+    entries = _load()
+    entries[k_] = {"config": {"block_m": cfg.block_m, "block_n": cfg.block_n, "warps": cfg.warps},
+                   "ms": {str(c): round(t * 1e3, 4) for c, t in times.items()}, "shape": [B, H, hkv, Nq, nk, D]}
+    _save(entries)
+  _chosen[k_] = cfg
+  return cfg

@@ -1,0 +1,56 @@
+import json
+import pytest
+from tinygrad import Tensor, dtypes
+import fa_uop.api, fa_uop.tune as tune
+from fa_uop import flash_attention, FwdConfig, target_for
+from fa_uop.config import candidates, default_fwd_config, shape_class
+
+def test_shape_classes():
+  assert shape_class(64, 1000, 1024, False) == shape_class(64, 1024, 700, False) == "d64_full_q1024_k1024"
+  assert shape_class(64, 1025, 4096, True) == "d64_causal_q4096_k4096"
+
+@pytest.mark.parametrize("d", [16, 64, 96, 128])
+def test_candidates_fit_and_include_the_default(emu, d):
+  t = target_for("PYTHON")
+  cs = candidates(t, d)
+  assert cs and default_fwd_config(t, d) in cs and default_fwd_config(t, d, causal=True) in cs
+  for c in cs: c.check(t, d)
+
+def test_tuner_times_once_then_reads_the_cache(emu, tmp_path, monkeypatch):
+  """first use times every candidate and keeps the fastest on disk; later uses, in this process or a new one, time nothing"""
+  monkeypatch.setenv("FA_UOP_CACHE", str(tmp_path / "tune.json"))
+  monkeypatch.setattr(tune, "enabled", lambda device: True)
+  monkeypatch.setattr(tune, "_chosen", {})
+  t = target_for("PYTHON")
+  cands = candidates(t, 32)
+  fake_ms = {c: 1.0 + i for i, c in enumerate(reversed(cands))}  # the last candidate is the fastest
+  timed = []
+  def fake_time(fn, cnt, device=None):
+    cfg = fn.args[0]
+    timed.append(cfg)
+    return fake_ms[cfg], 0.0
+  monkeypatch.setattr(tune, "gpu_time", fake_time)
+  pick = lambda: tune.fwd_config(t, "PYTHON", (1, 1, 20, 32), 20, 1, dtypes.half, True, None, lambda cfg, q, k, v: None)
+  assert pick() == cands[-1] and sorted(map(str, timed)) == sorted(map(str, cands))
+  entry = json.loads((tmp_path / "tune.json").read_text())[tune.key(t, dtypes.half, 32, 20, 20, True)]
+  assert entry["config"] == {"block_m": cands[-1].block_m, "block_n": cands[-1].block_n, "warps": cands[-1].warps}
+  timed.clear()
+  assert pick() == cands[-1] and timed == []          # this process remembers
+  monkeypatch.setattr(tune, "_chosen", {})
+  assert pick() == cands[-1] and timed == []          # a new process reads the file
+  assert "tinygrad 0.14.0" in tune.key(t, dtypes.half, 32, 20, 20, True)
+
+def test_second_call_builds_nothing(emu, monkeypatch):
+  """the same shapes and config again reuse the built kernel graph (and so tinygrad's compiled program)"""
+  built = []
+  real = fa_uop.api.flash_fwd
+  monkeypatch.setattr(fa_uop.api, "flash_fwd", lambda *a, **kw: built.append(1) or real(*a, **kw))
+  fa_uop.api._fwd_builder.cache_clear()
+  q = Tensor.empty(1, 2, 48, 32, dtype=dtypes.half, device="PYTHON")
+  kv = Tensor.empty(1, 1, 40, 32, dtype=dtypes.half, device="PYTHON")
+  cfg = FwdConfig(32, 32, 2)
+  flash_attention(q, kv, kv, causal=True, config=cfg)
+  flash_attention(q, kv, kv, causal=True, config=cfg)
+  assert len(built) == 1
+  flash_attention(q, kv, kv, causal=False, config=cfg)
+  assert len(built) == 2
