@@ -67,9 +67,16 @@ def measure(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, causal:bool, dtype_name
   tune_s = time.perf_counter() - st
   out = flash_attention(q, k, v, causal=causal, config=cfg).realize()
   sec, wall = gpu_time(lambda: flash_attention(q, k, v, causal=causal, config=cfg).realize(), cnt)
+  # host time of a call: build (cached), schedule and launch; launches are asynchronous at DEBUG=0, so no device time is in it
+  Device[DEV].synchronize()
+  st = time.perf_counter()
+  for _ in range(5): flash_attention(q, k, v, causal=causal, config=cfg).realize()
+  host = (time.perf_counter() - st) / 5
+  Device[DEV].synchronize()
   res = dict(impl="fa_uop", dev=DEV, B=B, H=H, Hkv=Hkv, N=N, Nk=Nk, D=D, causal=causal, dtype=dtype_name, ms=sec * 1e3,
-             tflops=flops / sec * 1e-12, compile_s=compile_s, max_abs_err=None, rel_err=None, ok=True, config=str(cfg), wall_ms=wall * 1e3)
-  print(f"fa_uop       {sec*1e3:9.3f} ms GPU {flops/sec*1e-12:8.2f} TFLOPS | {wall*1e3:8.3f} ms wall/call | config {cfg} "
+             tflops=flops / sec * 1e-12, compile_s=compile_s, max_abs_err=None, rel_err=None, ok=True, config=str(cfg), wall_ms=wall * 1e3,
+             host_ms=host * 1e3)
+  print(f"fa_uop       {sec*1e3:9.3f} ms GPU {flops/sec*1e-12:8.2f} TFLOPS | {wall*1e3:8.3f} ms wall/call, {host*1e3:6.2f} ms host | config {cfg} "
         f"(tuning {tune_s:.1f} s) | cold build+compile {compile_s:.2f} s", flush=True)
   rows = []
   for peer in peers:
@@ -80,7 +87,7 @@ def measure(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, causal:bool, dtype_name
     else: psec = torch_peer(peer, (B, H, Hkv, N, Nk, D), causal, dtype_name, cnt)
     if psec is None: continue
     print(f"{peer:12s} {psec*1e3:9.3f} ms GPU {flops/psec*1e-12:8.2f} TFLOPS | fa_uop is {psec/sec:.2f}x", flush=True)
-    rows.append(dict(res, impl=peer, ms=psec * 1e3, tflops=flops / psec * 1e-12, compile_s=None, ok=None, config=None, wall_ms=None))
+    rows.append(dict(res, impl=peer, ms=psec * 1e3, tflops=flops / psec * 1e-12, compile_s=None, ok=None, config=None, wall_ms=None, host_ms=None))
   if verify:
     # the float32 reference holds the N×Nk scores: check as many heads of the first batch entry as fit in 4 GB
     nh = max(1, min(H, (4 << 30) // (N * Nk * 4)))

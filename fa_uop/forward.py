@@ -2,6 +2,7 @@
 from __future__ import annotations
 import math
 from tinygrad import UOp
+from tinygrad.renderer import Estimates
 from tinygrad.uop.ops import AxisType, KernelInfo, Ops
 from fa_uop.config import FwdConfig
 from fa_uop.target import Target
@@ -127,4 +128,8 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *, target:Target, c
   if lse is not None:  # the lanes that share a row write the same value to it
     stores += [flat(lse).index(((b * H + h) * Nq + row).valid(row < Nq)).store((row_max[i] + row_sum[i].log2()) * LN2)
                for i, row in enumerate(m0 + blk.warp * WM + r for r in row_coords(blk, nrows))]
-  return UOp.group(*stores).end(blk.warp, blk.lane).end(mb, h, b).sink(arg=KernelInfo(name=f"fa_fwd_{'causal_' if causal else ''}d{D}", opts_to_apply=()))
+  # The cost is stated, and the sink tagged as already optimized so tinygrad keeps it: derived symbolically over the
+  # data-dependent loop bounds it is a graph deep enough to overflow Python's recursion when printed into the program's key.
+  cost = Estimates(ops=4 * B * H * Nq * Nk * D // (2 if causal else 1), mem=(2 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize)
+  info = KernelInfo(name=f"fa_fwd_{'causal_' if causal else ''}d{D}", opts_to_apply=(), estimates=cost)
+  return UOp.group(*stores).end(blk.warp, blk.lane).end(mb, h, b).sink(arg=info).rtag(1)
