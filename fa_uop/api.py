@@ -1,9 +1,10 @@
 """The user-facing API on tinygrad Tensors."""
 from __future__ import annotations
 import functools, math
-from tinygrad import Tensor, dtypes
+from tinygrad import Tensor, UOp, dtypes
 from fa_uop import tune
-from fa_uop.config import FwdConfig
+from fa_uop.backward import flash_bwd_dkdv, flash_bwd_dq
+from fa_uop.config import BwdConfig, FwdConfig, default_bwd_configs
 from fa_uop.forward import flash_fwd
 from fa_uop.target import Target, target_for
 
@@ -34,11 +35,46 @@ def _fwd_builder(target:Target, cfg:FwdConfig, causal:bool, scale:float|None):
   same shapes gets the same sink and tinygrad's program cache finds the compiled kernel: nothing is built again)"""
   return functools.cache(lambda *ps: flash_fwd(*ps, target=target, cfg=cfg, causal=causal, scale=scale))
 
+@functools.cache
+def _bwd_builders(target:Target, dkdv:BwdConfig, dq:BwdConfig, causal:bool, scale:float|None):
+  return (functools.cache(lambda *ps: flash_bwd_dkdv(*ps, target=target, cfg=dkdv, causal=causal, scale=scale)),
+          functools.cache(lambda *ps: flash_bwd_dq(*ps, target=target, cfg=dq, causal=causal, scale=scale)))
+
+def flash_attention_backward(q:Tensor, k:Tensor, v:Tensor, o:Tensor, lse:Tensor, do:Tensor, dlse:Tensor|None=None, causal:bool=False,
+                             scale:float|None=None, configs:tuple[BwdConfig, BwdConfig]|None=None) -> tuple[Tensor, Tensor, Tensor]:
+  """Gradients (dq, dk, dv) of flash_attention, in the inputs' dtype, from its output o and logsumexp lse and the gradient do
+  of o (and dlse of lse, if the loss used it). Shapes as in flash_attention; GQA's dk and dv sum over the query heads that
+  share a KV head, with no copies of K or V. delta = rowsum(do ∘ o) − dlse, then the dK/dV and the dQ kernels."""
+  target = _check(q, k, v, causal, scale)
+  cfg_dkdv, cfg_dq = configs or default_bwd_configs(target, q.shape[3])
+  for c in (cfg_dkdv, cfg_dq): c.check(target, q.shape[3])
+  delta = (do.float() * o.float()).sum(-1)
+  if dlse is not None: delta = delta - dlse.float()
+  f_dkdv, f_dq = _bwd_builders(target, cfg_dkdv, cfg_dq, causal, scale)
+  ins = (q.contiguous(), k.contiguous(), v.contiguous(), do.cast(q.dtype).contiguous(), lse.float().contiguous(), delta.contiguous())
+  dk, dv = (Tensor.empty(*k.shape, dtype=k.dtype, device=k.device) for _ in range(2))
+  dk, dv = Tensor.custom_kernel(*ins, dk, dv, fxn=f_dkdv)[6:]
+  dq = Tensor.custom_kernel(*ins, Tensor.empty(*q.shape, dtype=q.dtype, device=q.device), fxn=f_dq)[6]
+  return dq, dk, dv
+
+def _fwd_grad(target:Target, causal:bool, scale:float|None):
+  """the custom kernel's grad_fxn: tinygrad hands it the gradients of the outputs the loss used (o, lse, or both) and the call"""
+  def grad_fxn(*grads:UOp, call:UOp|None=None):
+    if call is None: *grads, call = grads
+    q, k, v, o, lse = call.src[1:]
+    by_rank = {len(g.shape): Tensor(g) for g in grads}  # o's gradient is (B, H, Nq, D), lse's (B, H, Nq)
+    o_val, lse_val = Tensor(o.after(call)), Tensor(lse.after(call))
+    do = by_rank.get(4, o_val.zeros_like())
+    dq, dk, dv = flash_attention_backward(Tensor(q), Tensor(k), Tensor(v), o_val, lse_val, do, by_rank.get(3), causal, scale)
+    return (dq.uop, dk.uop, dv.uop, None, None)
+  return grad_fxn
+
 def _run_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, causal:bool, scale:float|None) -> tuple[Tensor, Tensor]:
   B, H, Nq, D = q.shape
   o = Tensor.empty(B, H, Nq, D, dtype=q.dtype, device=q.device)
   lse = Tensor.empty(B, H, Nq, dtype=dtypes.float32, device=q.device)
-  outs = Tensor.custom_kernel(q.contiguous(), k.contiguous(), v.contiguous(), o, lse, fxn=_fwd_builder(target, cfg, causal, scale))
+  outs = Tensor.custom_kernel(q.contiguous(), k.contiguous(), v.contiguous(), o, lse, fxn=_fwd_builder(target, cfg, causal, scale),
+                              grad_fxn=_fwd_grad(target, causal, scale))
   return outs[3], outs[4]
 
 def flash_attention(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float|None=None, return_lse:bool=False,

@@ -21,6 +21,22 @@ class FwdConfig:
     if (lds:=self.lds_bytes(target, d)) > target.lds_bytes: raise ValueError(f"{self} needs {lds} bytes of LDS at D={d}, {target.arch} has {target.lds_bytes}")
   def __str__(self) -> str: return f"{self.block_m}x{self.block_n}x{self.warps}"
 
+@dataclass(frozen=True)
+class BwdConfig:
+  """a backward kernel's tiling: block_m rows (keys for dK/dV, queries for dQ) split over the warps, block_n columns per step"""
+  block_m: int = 64
+  block_n: int = 32
+  warps: int = 4
+  def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
+    ds_tiles = 0 if target.mma_device == "CUDA" else 4 * self.block_m * self.block_n  # P and dS through LDS, per KV stage
+    return itemsize * (2 * (self.block_m + self.block_n) * d + ds_tiles)
+  def check(self, target:Target, d:int) -> None: FwdConfig.check(self, target, d)  # type: ignore[arg-type]
+  def __str__(self) -> str: return f"{self.block_m}x{self.block_n}x{self.warps}"
+
+def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
+  """(dK/dV, dQ) configs: 64 rows over 4 warps and 32 columns fit 48 KB of LDS up to D=128 in both"""
+  return BwdConfig(64, 32, 4), BwdConfig(64, 32, 4)
+
 # what the tuner tries; each is checked per target and head dim
 CANDIDATES = (FwdConfig(64, 32, 4), FwdConfig(64, 64, 4), FwdConfig(128, 32, 8), FwdConfig(128, 64, 8), FwdConfig(64, 16, 4))
 

@@ -11,6 +11,17 @@ from fa_uop.tiles import (Block, Smem, flat, smem, copy_tile, wait_tile, frag_a,
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
 
+def kv_plan(m0:UOp, BM:int, BN:int, Nk:int, causal:bool) -> tuple[UOp|int, UOp|int]:
+  """(n_full, n_end) for the block of query rows m0..m0+BM: KV tiles n_full..n_end-1 need a mask, 0..n_full-1 none, and the
+  tiles past n_end (above a causal diagonal) are never visited. Visited from the last to the first, as FlashAttention-2 does,
+  so the masked ones (the Nk tail and the ones the diagonal crosses) come first: position p holds tile n_end-1-p."""
+  n_tiles = math.ceil(Nk / BN)
+  if not causal: return Nk // BN, n_tiles
+  n_end = ((m0 + BM - 1) // BN + 1).minimum(n_tiles)
+  n_full = ((m0 + 1) // BN).minimum(Nk // BN).minimum(n_end - 1)  # a causal block masks at least its last tile
+  # the emulator runs a loop of at most one trip inline with the code around it: fold such an unmasked stage into the masked one
+  return (0 if n_full.vmax <= 1 else n_full), n_end
+
 def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *, target:Target, cfg:FwdConfig, causal:bool=False, scale:float|None=None) -> UOp:
   """Build the forward kernel's sink for Tensor.custom_kernel(q, k, v, o, lse, fxn=...).
   q: (B, H, Nq, D); k, v: (B, Hkv, Nk, D), H a multiple of Hkv; fp16 or bf16. o: (B, H, Nq, D) out in q's dtype.
@@ -30,15 +41,7 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *, target:Target, c
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
   qg, kg, vg = flat(q), flat(k), flat(v)
 
-  # KV tiles are visited from the last to the first, as FlashAttention-2 does: the ones that need a mask (the Nk tail and, for
-  # causal, the ones the diagonal crosses) come first, then the rest with no mask at all. Position p holds tile n_end-1-p.
-  n_tiles = math.ceil(Nk / BN)
-  if not causal: n_full, n_end = Nk // BN, n_tiles
-  else:
-    n_end = ((m0 + BM - 1) // BN + 1).minimum(n_tiles)
-    n_full = ((m0 + 1) // BN).minimum(Nk // BN).minimum(n_end - 1)  # a causal block masks at least its last tile
-    # the emulator runs a loop of at most one trip inline with the code around it: fold such an unmasked stage into the masked one
-    if n_full.vmax <= 1: n_full = 0
+  n_full, n_end = kv_plan(m0, BM, BN, Nk, causal)
   tile_base = lambda p: kv_base + (n_end - 1 - p) * BN * D
   tile_rows = lambda p: Nk - (n_end - 1 - p) * BN            # rows of tile p inside Nk (≥ BN but for the tail tile)
 

@@ -14,3 +14,22 @@ def attention_ref(q:np.ndarray, k:np.ndarray, v:np.ndarray, causal:bool=False, s
   p = np.exp(s - m)
   l = p.sum(-1, keepdims=True)
   return (p / l) @ v, (m + np.log(l))[..., 0]
+
+def attention_bwd_ref(q:np.ndarray, k:np.ndarray, v:np.ndarray, do:np.ndarray, causal:bool=False, scale:float|None=None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+  """(dq, dk, dv) of attention_ref's output for the output gradient do, float64; GQA's dk and dv summed over each group"""
+  q, k, v, do = (np.asarray(x, dtype=np.float64) for x in (q, k, v, do))
+  sc = 1 / np.sqrt(q.shape[-1]) if scale is None else scale
+  B, Hkv, Nk, D = k.shape
+  group = q.shape[1] // Hkv
+  kr, vr = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)
+  s = q @ kr.swapaxes(-1, -2) * sc
+  if causal: s = np.where(np.arange(Nk)[None, :] > np.arange(q.shape[2])[:, None], -np.inf, s)
+  p = np.exp(s - s.max(-1, keepdims=True))
+  p /= p.sum(-1, keepdims=True)
+  dv = p.swapaxes(-1, -2) @ do
+  dp = do @ vr.swapaxes(-1, -2)
+  ds = p * (dp - (dp * p).sum(-1, keepdims=True))
+  dq, dk = ds @ kr * sc, ds.swapaxes(-1, -2) @ q * sc
+  fold = lambda x: x.reshape(B, Hkv, group, Nk, D).sum(2)
+  return dq, fold(dk), fold(dv)

@@ -120,6 +120,14 @@ def acc_tile(blk:Block, tm:int, tn:int, dtype:DType=dtypes.float) -> UOp:
   """a warp's (tm·M) x (tn·N) tile in C fragments: registers shaped (tm, tn, elements)"""
   return blk.reg((tm, tn, blk.target.c.nelems), dtype)
 
+def lane_rows(blk:Block, tm:int) -> int:
+  """how many rows of tm C-fragment tiles one lane holds"""
+  return tm * math.prod(blk.target.c.split[d] for d in blk.target.c.elem_digits(rows=True))
+
+def lane_cols(blk:Block, tn:int) -> int:
+  """how many columns of tn C-fragment tiles one lane holds"""
+  return tn * math.prod(blk.target.c.split[d] for d in blk.target.c.elem_digits(rows=False))
+
 def rows_view(blk:Block, t:UOp) -> UOp:
   """a C-fragment register tile seen as (rows this lane holds, columns this lane holds)"""
   c = blk.target.c
@@ -136,16 +144,29 @@ def tile_coords(blk:Block, m:UOp|int, n:UOp|int, e:UOp|int) -> tuple[UOp, UOp]:
   r, c = blk.target.c.coords(blk.lane, e)
   return m * M + r, n * N + c
 
+def _axis_coords(blk:Block, n:int, rows:bool) -> list[UOp]:
+  c = blk.target.c
+  dig = c.elem_digits(rows=rows)
+  per_tile = math.prod(c.split[d] for d in dig)
+  # an element index that walks only the row (or column) digits of the fragment
+  stride = {d: math.prod(c.split[x] for x in c.elems[c.elems.index(d)+1:]) for d in dig}
+  def elem(j:int) -> int: return sum((j // math.prod(c.split[x] for x in dig[k+1:]) % c.split[d]) * stride[d] for k, d in enumerate(dig))
+  return [tile_coords(blk, i // per_tile, 0, elem(i % per_tile))[0] if rows else tile_coords(blk, 0, i // per_tile, elem(i % per_tile))[1]
+          for i in range(n)]
+
 def row_coords(blk:Block, nrows:int) -> list[UOp]:
   """the warp-tile row of each row of rows_view, for this lane"""
-  c = blk.target.c
-  rdig = c.elem_digits(rows=True)
-  per_m = math.prod(c.split[d] for d in rdig)
-  # an element index that walks only the row digits of the fragment
-  rstride = {d: math.prod(c.split[x] for x in c.elems[c.elems.index(d)+1:]) for d in rdig}
-  def elem(j:int) -> int:
-    return sum((j // math.prod(c.split[x] for x in rdig[k+1:]) % c.split[d]) * rstride[d] for k, d in enumerate(rdig))
-  return [tile_coords(blk, i // per_m, 0, elem(i % per_m))[0] for i in range(nrows)]
+  return _axis_coords(blk, nrows, rows=True)
+
+def col_coords(blk:Block, ncols:int) -> list[UOp]:
+  """the tile column of each column of rows_view, for this lane"""
+  return _axis_coords(blk, ncols, rows=False)
+
+def load_vec(blk:Block, src:UOp, idxs:list[UOp], valid:list[UOp|None], fill:float=0.0) -> UOp:
+  """a register vector of src[idx] for each idx (fill where its valid is false): the per-row or per-column statistics a lane needs"""
+  vec = blk.reg((len(idxs),))
+  vals = [src.index(i) if ok is None else ok.where(src.index(i.valid(ok)), fill) for i, ok in zip(idxs, valid)]
+  return vec.after(UOp.group(*[vec[j].store(v) for j, v in enumerate(vals)]))
 
 def a_from_acc(blk:Block, p:UOp) -> UOp|None:
   """A fragments read straight from C-fragment registers p (tm, tn, e) where the two layouts line up lane for lane (on mma.sync two

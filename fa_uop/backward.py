@@ -1,0 +1,220 @@
+"""The backward kernels (FlashAttention-2): P is recomputed from the saved logsumexp. delta = rowsum(dO ∘ O) comes first
+(an O(N·D) reduction tinygrad generates); then one kernel holds a K/V tile and walks the query tiles of every query head that
+reads it (GQA) to accumulate dK and dV, and one holds a query tile and walks the KV tiles to accumulate dQ."""
+from __future__ import annotations
+import math
+from tinygrad import UOp
+from tinygrad.renderer import Estimates
+from tinygrad.uop.ops import AxisType, KernelInfo
+from fa_uop.config import BwdConfig
+from fa_uop.forward import LOG2E, kv_plan
+from fa_uop.target import Target
+from fa_uop.tiles import (Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, col_coords,
+                          lane_rows, lane_cols, load_vec, mma, a_from_acc)
+
+def _a_operand(blk:Block, t:UOp, rows0:UOp, W:int, WR:int, width:int, dtype) -> tuple:
+  """A fragments of the C-fragment register tile t: from registers where the layouts line up, else through an LDS tile"""
+  M, N, K = blk.target.mma
+  reg = acc_tile(blk, t.shape[0], t.shape[1], dtype)
+  reg = reg.after(reg.store(t.cast(dtype)))
+  if (pa:=a_from_acc(blk, reg)) is not None: return (lambda m, kk: pa[m, kk]), ()
+  s = smem(blk, W * WR, width, dtype)
+  i, j, e = blk.range(t.shape[0]), blk.range(t.shape[1]), blk.range(blk.target.c.nelems)
+  r, c = tile_coords(blk, i, j, e)
+  s = s.after(s.at(rows0 + r, c).store(reg[i, j, e]).end(i, j, e))
+  return (lambda m, kk: frag_a(blk, s, rows0 + m * M, kk * K)), ()
+
+def _info(name:str, flops:int, nbytes:int) -> KernelInfo:
+  # stated so tinygrad does not derive it symbolically over data-dependent loop bounds (see forward)
+  return KernelInfo(name=name, opts_to_apply=(), estimates=Estimates(ops=flops, mem=nbytes))
+
+def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:UOp, *, target:Target, cfg:BwdConfig, causal:bool=False,
+                   scale:float|None=None) -> UOp:
+  """dK and dV. q, do: (B, H, Nq, D); k, v, dk, dv: (B, Hkv, Nk, D); lse (natural log) and delta (rowsum(dO∘O), less any
+  gradient of lse): (B, H, Nq) float32. Per block: cfg.block_m keys of one KV head, split over the warps; the block walks the
+  query tiles (cfg.block_n rows) of each of the H/Hkv query heads that read the head. Works transposed (rows = keys):
+  Sᵀ = K·Qᵀ, Pᵀ = exp(Sᵀ·scale − lse), dV += Pᵀ·dO, dPᵀ = V·dOᵀ, dSᵀ = Pᵀ∘(dPᵀ − delta), dK += dSᵀ·Q·scale."""
+  B, H, Nq, D = q.shape
+  Hkv, Nk = k.shape[1], k.shape[2]
+  G = H // Hkv
+  cfg.check(target, D)
+  BK, BQ, W = cfg.block_m, cfg.block_n, cfg.warps
+  M, N, K = target.mma
+  WR = BK // W                                   # key rows per warp
+  sc = 1 / math.sqrt(D) if scale is None else scale
+  c = sc * LOG2E
+
+  b, hk = UOp.range(B, 0, AxisType.GLOBAL), UOp.range(Hkv, 1, AxisType.GLOBAL)
+  nb = UOp.range(math.ceil(Nk / BK), 2, AxisType.GLOBAL)
+  blk = Block(target, W)
+  n0 = nb * BK
+  kv_base = ((b * Hkv + hk) * Nk + n0) * D
+  qg, kg, vg, dog = flat(q), flat(k), flat(v), flat(do)
+  rows0 = blk.warp * WR
+
+  k_s, v_s = smem(blk, BK, D, k.dtype), smem(blk, BK, D, k.dtype)
+  q_s, do_s = smem(blk, BQ, D, q.dtype), smem(blk, BQ, D, q.dtype)
+  kv_copy = UOp.group(copy_tile(blk, k_s, kg, kv_base, D, Nk - n0), copy_tile(blk, v_s, vg, kv_base, D, Nk - n0, variant=1))
+
+  dk_acc, dv_acc = acc_tile(blk, WR // M, D // N), acc_tile(blk, WR // M, D // N)
+  init = UOp.group(dk_acc.store(dk_acc.const_like(0)), dv_acc.store(dv_acc.const_like(0)))
+  dk_acc, dv_acc = dk_acc.after(init), dv_acc.after(init)
+
+  # query tiles: those past the diagonal need no mask; a causal block skips the ones wholly above it. Rows past Nq need none
+  # either: their logsumexp reads as +inf, so P is 0 there.
+  n_qt = math.ceil(Nq / BQ)
+  if not causal: q_lo, q_full = 0, 0
+  else:
+    q_lo = (n0 // BQ).minimum(n_qt)                          # the tile holding query n0
+    q_full = ((n0 + BK - 1 + BQ - 1) // BQ).minimum(n_qt)     # the first tile wholly at or below the diagonal
+    if isinstance(q_full, UOp) and (q_full - q_lo).vmax <= 1 and (q_full - q_lo).vmin < 1: q_full = q_lo  # see forward: no 1-trip stage
+  ncols = lane_cols(blk, BQ // N)
+
+  def q_step(it:UOp, first:UOp|int, g:UOp, dk_acc:UOp, dv_acc:UOp, masked:bool, after:tuple, variant:int) -> UOp:
+    dk_acc, dv_acc = dk_acc.after(it), dv_acc.after(it)
+    h = hk * G + g
+    i0 = (first + it) * BQ
+    q_base = ((b * H + h) * Nq + i0) * D
+    qc = copy_tile(blk, q_s.after(it, *after), qg, q_base, D, Nq - i0, variant=variant)
+    dc = copy_tile(blk, do_s.after(it, *after), dog, q_base, D, Nq - i0, variant=variant + 1)
+    qt, dot = wait_tile(blk, q_s, qc, dc, kv_copy), wait_tile(blk, do_s, qc, dc, kv_copy)
+    kt, vt = wait_tile(blk, k_s, kv_copy), wait_tile(blk, v_s, kv_copy)
+    # per column (query) statistics: log2-domain logsumexp (+inf past Nq) and delta
+    cols = [i0 + cc for cc in col_coords(blk, ncols)]
+    stat = (b * H + h) * Nq
+    lse2 = load_vec(blk, flat(lse), [stat + cc for cc in cols], [cc < Nq for cc in cols], math.inf)
+    dlt = load_vec(blk, flat(delta), [stat + cc for cc in cols], [cc < Nq for cc in cols])
+    # Sᵀ = K·Qᵀ, then Pᵀ
+    s = acc_tile(blk, WR // M, BQ // N)
+    s = s.after(s.after(qt.buf).store(s.const_like(0)))
+    s = s.after(mma(blk, s, lambda m, kk: frag_a(blk, kt, rows0 + m * M, kk * K), lambda c0, kk: frags_b(blk, qt, c0, kk * K), D // K))
+    mi, ni, e = blk.range(WR // M), blk.range(BQ // N), blk.range(target.c.nelems)
+    val = s[mi, ni, e] * c
+    if masked:  # causal: key n0+r sees query i0+col only if query >= key
+      r, col = tile_coords(blk, mi, ni, e)
+      val = ((i0 + col) >= (n0 + rows0 + r)).where(val, -math.inf)
+    s = s.after(s[mi, ni, e].store(val).end(mi, ni, e))
+    s_rows = rows_view(blk, s)
+    s = s.after(s_rows.store((s_rows - (lse2 * LOG2E).reshape(1, ncols).expand(s_rows.shape)).exp2()))
+    # dV += Pᵀ·dO
+    pa, _ = _a_operand(blk, s, rows0, W, WR, BQ, v.dtype)
+    dv_done = mma(blk, dv_acc, pa, lambda c0, kk: frags_b(blk, dot, c0, kk * K, trans=True), BQ // K)
+    # dPᵀ = V·dOᵀ, dSᵀ = Pᵀ∘(dPᵀ − delta)
+    dp = acc_tile(blk, WR // M, BQ // N)
+    # zeroed behind this step's tiles, not just its loop: a one-trip loop is removed, and a bare constant store would then be
+    # hoisted out of the head loop around it
+    dp = dp.after(dp.after(qt.buf).store(dp.const_like(0)))
+    dp = dp.after(mma(blk, dp, lambda m, kk: frag_a(blk, vt, rows0 + m * M, kk * K), lambda c0, kk: frags_b(blk, dot, c0, kk * K), D // K))
+    dp_rows, p_rows = rows_view(blk, dp), rows_view(blk, s)
+    dp = dp.after(dp_rows.store(p_rows * (dp_rows - dlt.reshape(1, ncols).expand(dp_rows.shape))))
+    # dK += dSᵀ·Q (the softmax scale is applied once at the end)
+    dsa, _ = _a_operand(blk, dp, rows0, W, WR, BQ, q.dtype)
+    dk_done = mma(blk, dk_acc, dsa, lambda c0, kk: frags_b(blk, qt, c0, kk * K, trans=True), BQ // K)
+    # the next query tile's copies overwrite what this step read (through ldmatrix, which tinygrad's barriers do not see)
+    return UOp.group(dv_done, dk_done).barrier().end(it)
+
+  g = blk.range(G, AxisType.REDUCE)
+  state, dones = (dk_acc.after(g), dv_acc.after(g)), []
+  for first, count, masked in ((q_lo, q_full - q_lo, True), (q_full, n_qt - q_full, False)):
+    if (count if isinstance(count, int) else count.vmax) <= 0: continue
+    dones.append(q_step(blk.range(count, AxisType.REDUCE), first, g, *[x.after(*dones) for x in state], masked=masked, after=tuple(dones),
+                        variant=2 + 2 * len(dones)).barrier())
+  g_done = dones[-1].end(g) if dones else None  # each stage comes after the one before it, so the last one ends the head loop
+  dk_acc, dv_acc = (dk_acc.after(g_done), dv_acc.after(g_done)) if g_done is not None else (dk_acc, dv_acc)
+
+  mi, di, e = blk.range(WR // M), blk.range(D // N), blk.range(target.c.nelems)
+  r, col = tile_coords(blk, mi, di, e)
+  at = ((b * Hkv + hk) * Nk + n0 + rows0 + r) * D + col
+  ok = n0 + rows0 + r < Nk
+  stores = [flat(dk).index(at.valid(ok)).store((dk_acc[mi, di, e] * sc).cast(dk.dtype)),
+            flat(dv).index(at.valid(ok)).store(dv_acc[mi, di, e].cast(dv.dtype))]
+  flops = 2 * 4 * B * H * Nq * Nk * D // (2 if causal else 1)
+  info = _info(f"fa_bwd_dkdv_{'causal_' if causal else ''}d{D}", flops, (2 * B * H * Nq + 4 * B * Hkv * Nk) * D * q.dtype.itemsize)
+  return UOp.group(*stores).end(mi, di, e).end(blk.warp, blk.lane).end(nb, hk, b).sink(arg=info).rtag(1)
+
+def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *, target:Target, cfg:BwdConfig, causal:bool=False,
+                 scale:float|None=None) -> UOp:
+  """dQ. Shapes as in flash_bwd_dkdv, dq like q. Per block: cfg.block_m query rows of one head, split over the warps, walking the
+  KV tiles (cfg.block_n keys) as the forward does (masked tiles first, tiles above a causal diagonal never): S = Q·Kᵀ, P = exp(S·scale − lse),
+  dP = dO·Vᵀ, dS = P∘(dP − delta), dQ += dS·K·scale."""
+  B, H, Nq, D = q.shape
+  Hkv, Nk = k.shape[1], k.shape[2]
+  cfg.check(target, D)
+  BM, BN, W = cfg.block_m, cfg.block_n, cfg.warps
+  M, N, K = target.mma
+  WM = BM // W
+  sc = 1 / math.sqrt(D) if scale is None else scale
+  c = sc * LOG2E
+
+  b, h = UOp.range(B, 0, AxisType.GLOBAL), UOp.range(H, 1, AxisType.GLOBAL)
+  mb = UOp.range(math.ceil(Nq / BM), 2, AxisType.GLOBAL)
+  blk = Block(target, W)
+  m0 = mb * BM
+  q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
+  kg, vg = flat(k), flat(v)
+  rows0 = blk.warp * WM
+  n_full, n_end = kv_plan(m0, BM, BN, Nk, causal)
+  tile_base = lambda p: kv_base + (n_end - 1 - p) * BN * D
+  tile_rows = lambda p: Nk - (n_end - 1 - p) * BN
+
+  # Q and dO fragments to registers once; the rows' log2-domain logsumexp and delta too
+  q_s, do_s = smem(blk, BM, D, q.dtype), smem(blk, BM, D, q.dtype)
+  k_s, v_s = smem(blk, BN, D, k.dtype), smem(blk, BN, D, k.dtype)
+  qc, dc = copy_tile(blk, q_s, flat(q), q_base, D, Nq - m0), copy_tile(blk, do_s, flat(do), q_base, D, Nq - m0, variant=1)
+  q_s, do_s = wait_tile(blk, q_s, qc, dc), wait_tile(blk, do_s, qc, dc)
+  frags = []
+  for t in (q_s, do_s):
+    f = blk.reg((WM // M, D // K, target.a.nelems), q.dtype)
+    fm, fk = blk.range(WM // M), blk.range(D // K)
+    frags.append(f.after(f[fm, fk].store(frag_a(blk, t, rows0 + fm * M, fk * K)).end(fm, fk)))
+  q_frag, do_frag = frags
+  dq_acc = acc_tile(blk, WM // M, D // N)
+  nrows = lane_rows(blk, WM // M)
+  rows = [m0 + rows0 + r for r in row_coords(blk, nrows)]
+  stat = (b * H + h) * Nq
+  lse2 = load_vec(blk, flat(lse), [stat + r for r in rows], [r < Nq for r in rows])
+  dlt = load_vec(blk, flat(delta), [stat + r for r in rows], [r < Nq for r in rows])
+  dq_acc = dq_acc.after(dq_acc.store(dq_acc.const_like(0)))
+
+  def kv_step(it:UOp, p0:UOp|int, dq_acc:UOp, masked:bool, after:tuple, variant:int) -> UOp:
+    dq_acc = dq_acc.after(it)
+    p = p0 + it
+    nt0 = (n_end - 1 - p) * BN
+    ok_rows = tile_rows(p) if masked else None
+    kc = copy_tile(blk, k_s.after(it, *after), kg, tile_base(p), D, ok_rows, variant=variant)
+    vc = copy_tile(blk, v_s.after(it, *after), vg, tile_base(p), D, ok_rows, variant=variant + 1)
+    kt, vt = wait_tile(blk, k_s, kc, vc), wait_tile(blk, v_s, kc, vc)
+    s = acc_tile(blk, WM // M, BN // N)
+    s = s.after(s.after(kt.buf).store(s.const_like(0)))
+    s = s.after(mma(blk, s, lambda m, kk: q_frag[m, kk], lambda c0, kk: frags_b(blk, kt, c0, kk * K), D // K))
+    mi, ni, e = blk.range(WM // M), blk.range(BN // N), blk.range(target.c.nelems)
+    val = s[mi, ni, e] * c
+    if masked:
+      r, col = tile_coords(blk, mi, ni, e)
+      keep = (nt0 + col) < Nk
+      if causal: keep = keep & ((nt0 + col) <= (m0 + rows0 + r))
+      val = keep.where(val, -math.inf)
+    s = s.after(s[mi, ni, e].store(val).end(mi, ni, e))
+    s_rows = rows_view(blk, s)
+    s = s.after(s_rows.store((s_rows - (lse2 * LOG2E).reshape(nrows, 1).expand(s_rows.shape)).exp2()))
+    dp = acc_tile(blk, WM // M, BN // N)
+    dp = dp.after(dp.after(kt.buf).store(dp.const_like(0)))  # behind this step's tiles (see flash_bwd_dkdv)
+    dp = dp.after(mma(blk, dp, lambda m, kk: do_frag[m, kk], lambda c0, kk: frags_b(blk, vt, c0, kk * K), D // K))
+    dp_rows, p_rows = rows_view(blk, dp), rows_view(blk, s)
+    dp = dp.after(dp_rows.store(p_rows * (dp_rows - dlt.reshape(nrows, 1).expand(dp_rows.shape))))
+    dsa, _ = _a_operand(blk, dp, rows0, W, WM, BN, k.dtype)
+    # the next KV tile's copies overwrite what this step read (through ldmatrix, which tinygrad's barriers do not see)
+    return mma(blk, dq_acc, dsa, lambda c0, kk: frags_b(blk, kt, c0, kk * K, trans=True), BN // K).barrier().end(it)
+
+  dones = []
+  for p0, count, masked in ((0, n_end - n_full, True), (n_end - n_full, n_full, False)):
+    if (count if isinstance(count, int) else count.vmax) <= 0: continue
+    dones.append(kv_step(blk.range(count, AxisType.REDUCE), p0, dq_acc.after(*dones), masked=masked, after=tuple(dones),
+                         variant=2 + 2 * len(dones)).barrier())
+  dq_acc = dq_acc.after(*dones)
+  mi, di, e = blk.range(WM // M), blk.range(D // N), blk.range(target.c.nelems)
+  r, col = tile_coords(blk, mi, di, e)
+  store = flat(dq).index((q_base + (rows0 + r) * D + col).valid(m0 + rows0 + r < Nq)).store((dq_acc[mi, di, e] * sc).cast(dq.dtype))
+  flops = 3 * 2 * B * H * Nq * Nk * D // (2 if causal else 1)
+  info = _info(f"fa_bwd_dq_{'causal_' if causal else ''}d{D}", flops, (3 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize)
+  return store.end(mi, di, e).end(blk.warp, blk.lane).end(mb, h, b).sink(arg=info).rtag(1)
