@@ -3,6 +3,7 @@
 
 Env: B, H, HKV (default H), N, NK (default N), D, CAUSAL, DTYPE (half|bfloat16), CNT (timed runs), VERIFY (default 1), JSON=1,
 PEERS (comma list from tinygrad,torch_flash,torch_cudnn; default: tinygrad, plus torch's where torch sees a GPU),
+MODE (fwd, bwd, fwdbwd or a comma list of them: the backward is timed from a saved forward, TFLOPS 2.5x the forward's FLOPs),
 CONFIG (BMxBNxWARPS, else the tuner's choice), SWEEP=1 (the FlashAttention-2 paper's grid: D in 64,128, H=2048/D,
 N in 1024,4096,16384, B=16384/N, causal and not; a table, JSON lines and a PNG plot under OUT, default ./out).
 With no GPU present it runs a small shape on tinygrad's emulator (DEV=PYTHON::sm_80). Exits non-zero if a check fails."""
@@ -13,7 +14,7 @@ import json, time
 import numpy as np
 from tinygrad import Tensor, Device, dtypes, Context
 from tinygrad.helpers import getenv
-from fa_uop import flash_attention, FwdConfig, default_fwd_config, target_for, tune
+from fa_uop import flash_attention, flash_attention_backward, FwdConfig, default_fwd_config, target_for, tune
 from fa_uop.timing import gpu_time
 
 DEV = Device.DEFAULT
@@ -49,6 +50,90 @@ def torch_peer(backend:str, shape, causal:bool, dtype_name:str, cnt:int) -> floa
   finally: del q, k, v
   return float(np.median(times))
 
+def torch_peer_bwd(backend:str, shape, causal:bool, dtype_name:str, cnt:int, with_fwd:bool) -> float|None:
+  """median CUDA-event time of torch's SDPA backward (and forward, with_fwd) with one backend, or None where it cannot run"""
+  try:
+    import torch
+    from torch.nn.attention import sdpa_kernel, SDPBackend
+    if not torch.cuda.is_available(): return None
+  except ImportError: return None
+  B, H, Hkv, N, Nk, D = shape
+  dt = torch.float16 if dtype_name == "half" else torch.bfloat16
+  q, k, v = [torch.randn(*s, device="cuda", dtype=dt, requires_grad=True) for s in ((B, H, N, D), (B, Hkv, Nk, D), (B, Hkv, Nk, D))]
+  do = torch.randn(B, H, N, D, device="cuda", dtype=dt)
+  be = {"torch_flash": SDPBackend.FLASH_ATTENTION, "torch_cudnn": SDPBackend.CUDNN_ATTENTION}[backend]
+  fwd = lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=Hkv != H)
+  try:
+    with sdpa_kernel([be]):
+      out = fwd()
+      times = []
+      for i in range(max(cnt, 10) + 3):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        torch.autograd.grad(fwd() if with_fwd else out, (q, k, v), do, retain_graph=not with_fwd)
+        e.record(); torch.cuda.synchronize()
+        if i >= 3: times.append(s.elapsed_time(e) * 1e-3)
+  except RuntimeError as err:
+    print(f"{backend} backward: {str(err).splitlines()[0]}", file=sys.stderr)
+    return None
+  return float(np.median(times))
+
+def measure_bwd(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, causal:bool, dtype_name:str, cnt:int, verify:bool, peers, with_fwd:bool) -> list[dict]:
+  """one shape's backward (with_fwd: forward and backward): fa_uop and its peers, as rows (fa_uop's last).
+  TFLOPS count 2.5x (3.5x with the forward) the forward's FLOPs, as the FlashAttention papers do."""
+  dtype = {"half": dtypes.half, "bfloat16": dtypes.bfloat16}[dtype_name]
+  mode = "fwdbwd" if with_fwd else "bwd"
+  flops = (3.5 if with_fwd else 2.5) * 4 * B * H * N * Nk * D / (2 if causal else 1)
+  print(f"{DEV} {mode}: B={B} H={H} Hkv={Hkv} N={N} Nk={Nk} D={D} causal={causal} {dtype_name}, {cnt} timed runs", flush=True)
+  q, k, v, do = [Tensor.randn(*s, dtype=dtypes.float32).cast(dtype).contiguous().realize() for s in ((B, H, N, D), (B, Hkv, Nk, D), (B, Hkv, Nk, D), (B, H, N, D))]
+  st = time.perf_counter()
+  with Context(CACHELEVEL=0):
+    o, lse = [t.realize() for t in flash_attention(q, k, v, causal=causal, return_lse=True)]
+    grads = flash_attention_backward(q, k, v, o, lse, do, causal=causal)
+    Tensor.realize(*grads)
+  Device[DEV].synchronize()
+  compile_s = time.perf_counter() - st
+  def run():
+    o_, lse_ = flash_attention(q, k, v, causal=causal, return_lse=True) if with_fwd else (o, lse)
+    Tensor.realize(*flash_attention_backward(q, k, v, o_, lse_, do, causal=causal))
+  sec, wall = gpu_time(run, cnt)
+  res = dict(impl="fa_uop", mode=mode, dev=DEV, B=B, H=H, Hkv=Hkv, N=N, Nk=Nk, D=D, causal=causal, dtype=dtype_name, ms=sec * 1e3,
+             tflops=flops / sec * 1e-12, compile_s=compile_s, max_abs_err=None, rel_err=None, ok=True, wall_ms=wall * 1e3)
+  print(f"fa_uop       {sec*1e3:9.3f} ms GPU {flops/sec*1e-12:8.2f} TFLOPS | {wall*1e3:8.3f} ms wall/call | first call (build+compile) {compile_s:.2f} s", flush=True)
+  rows = []
+  for peer in peers:
+    if peer == "tinygrad":
+      if B * H * N * Nk * 4 > 4 << 30: continue  # its backward keeps several float32 N×Nk tensors
+      gqa = dict(enable_gqa=True) if Hkv != H else {}
+      qt, kt, vt = [x.detach() for x in (q, k, v)]
+      for t in (qt, kt, vt): t.requires_grad = True
+      def tg():
+        out = qt.scaled_dot_product_attention(kt, vt, is_causal=causal, **gqa)
+        Tensor.realize(*(out * do).sum().gradient(qt, kt, vt))
+      psec, _ = gpu_time(tg, max(1, min(cnt, 3)))  # forward and backward: tinygrad recomputes its forward for the gradient anyway
+    else: psec = torch_peer_bwd(peer, (B, H, Hkv, N, Nk, D), causal, dtype_name, cnt, with_fwd)
+    if psec is None: continue
+    print(f"{peer:12s} {psec*1e3:9.3f} ms GPU {flops/psec*1e-12:8.2f} TFLOPS | fa_uop is {psec/sec:.2f}x", flush=True)
+    rows.append(dict(res, impl=peer, ms=psec * 1e3, tflops=flops / psec * 1e-12, compile_s=None, ok=None, wall_ms=None))
+  if verify:
+    G = H // Hkv
+    nh = max(G, min(H, (2 << 30) // (N * Nk * 4)) // G * G)   # whole groups of the first batch entry, within 2 GB of scores
+    qs, ks, vs = [x[:1, :n].float().detach() for x, n in ((q, nh), (k, nh // G), (v, nh // G))]
+    for t in (qs, ks, vs): t.requires_grad = True
+    gqa = dict(enable_gqa=True) if G > 1 else {}
+    ref = (qs.scaled_dot_product_attention(ks, vs, is_causal=causal, **gqa) * do[:1, :nh].float()).sum().gradient(qs, ks, vs)
+    rel_tol, abs_tol = (2e-2, 6e-2) if dtype == dtypes.bfloat16 else (5e-3, 2e-2)
+    worst_rel, worst_abs, ok = 0.0, 0.0, True
+    for g, r, n in zip(grads, ref, (nh, nh // G, nh // G)):
+      g, r = g[:1, :n].float().numpy().astype(np.float64), r.numpy().astype(np.float64)
+      rel, mab = float(np.linalg.norm(g - r) / np.linalg.norm(r)), float(np.abs(g - r).max() / np.abs(r).max())
+      worst_rel, worst_abs = max(worst_rel, rel), max(worst_abs, mab)
+      ok = ok and bool(np.isfinite(g).all()) and rel <= rel_tol and mab <= abs_tol
+    res.update(max_abs_err=worst_abs, rel_err=worst_rel, ok=ok)
+    print(f"verify dq, dk, dv vs tinygrad's autograd of its SDPA in float32 (batch 0, heads 0..{nh-1}): worst max abs err / max |ref| "
+          f"{worst_abs:.3e} (tolerance {abs_tol:.0e}), worst rel err {worst_rel:.3e} (tolerance {rel_tol:.0e}): {'ok' if ok else 'FAILED'}", flush=True)
+  return rows + [res]
+
 def measure(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, causal:bool, dtype_name:str, cnt:int, verify:bool, peers) -> list[dict]:
   """one shape: fa_uop and its peers, as rows (fa_uop's last)"""
   dtype = {"half": dtypes.half, "bfloat16": dtypes.bfloat16}[dtype_name]
@@ -73,7 +158,7 @@ def measure(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, causal:bool, dtype_name
   for _ in range(5): flash_attention(q, k, v, causal=causal, config=cfg).realize()
   host = (time.perf_counter() - st) / 5
   Device[DEV].synchronize()
-  res = dict(impl="fa_uop", dev=DEV, B=B, H=H, Hkv=Hkv, N=N, Nk=Nk, D=D, causal=causal, dtype=dtype_name, ms=sec * 1e3,
+  res = dict(impl="fa_uop", mode="fwd", dev=DEV, B=B, H=H, Hkv=Hkv, N=N, Nk=Nk, D=D, causal=causal, dtype=dtype_name, ms=sec * 1e3,
              tflops=flops / sec * 1e-12, compile_s=compile_s, max_abs_err=None, rel_err=None, ok=True, config=str(cfg), wall_ms=wall * 1e3,
              host_ms=host * 1e3)
   print(f"fa_uop       {sec*1e3:9.3f} ms GPU {flops/sec*1e-12:8.2f} TFLOPS | {wall*1e3:8.3f} ms wall/call, {host*1e3:6.2f} ms host | config {cfg} "
@@ -121,34 +206,47 @@ def plot(rows:list[dict], path:str) -> bool:
       if pts: ax.plot(*zip(*pts), marker="o", label=impl)
     ax.set_xscale("log", base=2); ax.set_xlabel("N"); ax.set_ylabel("TFLOPS"); ax.set_title(f"D={D} {'causal' if causal else 'full'}")
     ax.grid(alpha=.3); ax.legend(fontsize=8)
-  fig.suptitle(f"attention forward, {rows[0]['dtype']}, {DEV}"); fig.tight_layout(); fig.savefig(path, dpi=120)
+  fig.suptitle(f"attention {rows[0].get('mode', 'fwd')}, {rows[0]['dtype']}, {DEV}"); fig.tight_layout(); fig.savefig(path, dpi=120)
   return True
 
-def sweep(dtype_name:str, cnt:int, verify:bool, peers) -> int:
+def run_modes(modes:list[str], B, H, Hkv, N, Nk, D, causal, dtype_name, cnt, verify, peers) -> list[dict]:
+  rows = []
+  for m in modes:
+    if m == "fwd": rows += measure(B, H, Hkv, N, Nk, D, causal, dtype_name, cnt, verify, peers)
+    elif m in ("bwd", "fwdbwd"): rows += measure_bwd(B, H, Hkv, N, Nk, D, causal, dtype_name, cnt, verify, peers, m == "fwdbwd")
+    else: raise ValueError(f"MODE must be fwd, bwd or fwdbwd (a comma list), got {m!r}")
+  return rows
+
+def sweep(modes:list[str], dtype_name:str, cnt:int, verify:bool, peers) -> int:
   out = getenv("OUT", "out")
   os.makedirs(out, exist_ok=True)
   rows = []
-  for B, H, N, D, causal in SWEEP_SHAPES: rows += measure(B, H, H, N, N, D, causal, dtype_name, cnt, verify, peers)
+  for B, H, N, D, causal in SWEEP_SHAPES: rows += run_modes(modes, B, H, H, N, N, D, causal, dtype_name, cnt, verify, peers)
   with open(f"{out}/sweep_{dtype_name}.jsonl", "w") as f: f.writelines(json.dumps(r) + "\n" for r in rows)
-  print(f"\n| D | N | B | H | causal | fa_uop TFLOPS | config | " + " | ".join(f"{p} TFLOPS" for p in peers) + " | fa_uop ÷ FA2 | ok |")
-  print("|" + "---|" * (8 + len(peers)))
-  for B, H, N, D, causal in SWEEP_SHAPES:
-    got = {r["impl"]: r for r in rows if (r["N"], r["D"], r["causal"]) == (N, D, causal)}
-    f = got["fa_uop"]
-    ratio = f"{f['tflops'] / got['torch_flash']['tflops']:.2f}" if "torch_flash" in got else "–"
-    print(f"| {D} | {N} | {B} | {H} | {causal} | {f['tflops']:.1f} | {f['config']} | " +
-          " | ".join(f"{got[p]['tflops']:.1f}" if p in got else "–" for p in peers) + f" | {ratio} | {f['ok']} |")
-  print(f"rows: {out}/sweep_{dtype_name}.jsonl" + (f", plot: {out}/sweep_{dtype_name}.png" if plot(rows, f"{out}/sweep_{dtype_name}.png") else " (no matplotlib: no plot)"))
+  print(f"\n| mode | D | N | B | H | causal | fa_uop TFLOPS | config | " + " | ".join(f"{p} TFLOPS" for p in peers) + " | fa_uop ÷ FA2 | ok |")
+  print("|" + "---|" * (9 + len(peers)))
+  for m in modes:
+    for B, H, N, D, causal in SWEEP_SHAPES:
+      got = {r["impl"]: r for r in rows if (r["mode"], r["N"], r["D"], r["causal"]) == (m, N, D, causal)}
+      f = got["fa_uop"]
+      ratio = f"{f['tflops'] / got['torch_flash']['tflops']:.2f}" if "torch_flash" in got else "–"
+      print(f"| {m} | {D} | {N} | {B} | {H} | {causal} | {f['tflops']:.1f} | {f.get('config', '–')} | " +
+            " | ".join(f"{got[p]['tflops']:.1f}" if p in got else "–" for p in peers) + f" | {ratio} | {f['ok']} |")
+  for m in modes:
+    mrows = [r for r in rows if r["mode"] == m]
+    shown = plot(mrows, f"{out}/sweep_{dtype_name}_{m}.png")
+    print(f"{m}: rows in {out}/sweep_{dtype_name}.jsonl" + (f", plot {out}/sweep_{dtype_name}_{m}.png" if shown else " (no matplotlib: no plot)"))
   return 0 if all(r["ok"] is not False for r in rows) else 1
 
 def main() -> int:
   cnt, dtype_name, verify = conf("CNT"), getenv("DTYPE", "half"), bool(getenv("VERIFY", 1))
   peers = [p for p in getenv("PEERS", ",".join(PEERS)).split(",") if p]
-  if getenv("SWEEP", 0): return sweep(dtype_name, cnt, verify, peers)
+  modes = [m for m in getenv("MODE", "fwd").split(",") if m]
+  if getenv("SWEEP", 0): return sweep(modes, dtype_name, cnt, verify, peers)
   B, H, N, D = conf("B"), conf("H"), conf("N"), conf("D")
-  rows = measure(B, H, getenv("HKV", DEFAULTS.get("HKV", H)), N, getenv("NK", N), D, bool(getenv("CAUSAL", 0)), dtype_name, cnt, verify, peers)
+  rows = run_modes(modes, B, H, getenv("HKV", DEFAULTS.get("HKV", H)), N, getenv("NK", N), D, bool(getenv("CAUSAL", 0)), dtype_name, cnt, verify, peers)
   if getenv("JSON", 0):
     for r in rows: print(json.dumps(r))
-  return 0 if rows[-1]["ok"] else 1
+  return 0 if all(r["ok"] is not False for r in rows) else 1
 
 if __name__ == "__main__": sys.exit(main())

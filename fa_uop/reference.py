@@ -15,9 +15,10 @@ def attention_ref(q:np.ndarray, k:np.ndarray, v:np.ndarray, causal:bool=False, s
   l = p.sum(-1, keepdims=True)
   return (p / l) @ v, (m + np.log(l))[..., 0]
 
-def attention_bwd_ref(q:np.ndarray, k:np.ndarray, v:np.ndarray, do:np.ndarray, causal:bool=False, scale:float|None=None
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-  """(dq, dk, dv) of attention_ref's output for the output gradient do, float64; GQA's dk and dv summed over each group"""
+def attention_bwd_ref(q:np.ndarray, k:np.ndarray, v:np.ndarray, do:np.ndarray, causal:bool=False, scale:float|None=None,
+                      dlse:np.ndarray|None=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+  """(dq, dk, dv) of attention_ref for the gradients do of its output and dlse of its logsumexp, float64; GQA's dk and dv
+  summed over each group"""
   q, k, v, do = (np.asarray(x, dtype=np.float64) for x in (q, k, v, do))
   sc = 1 / np.sqrt(q.shape[-1]) if scale is None else scale
   B, Hkv, Nk, D = k.shape
@@ -29,7 +30,7 @@ def attention_bwd_ref(q:np.ndarray, k:np.ndarray, v:np.ndarray, do:np.ndarray, c
   p /= p.sum(-1, keepdims=True)
   dv = p.swapaxes(-1, -2) @ do
   dp = do @ vr.swapaxes(-1, -2)
-  ds = p * (dp - (dp * p).sum(-1, keepdims=True))
+  ds = p * (dp - (dp * p).sum(-1, keepdims=True) + (0 if dlse is None else np.asarray(dlse, dtype=np.float64)[..., None]))
   dq, dk = ds @ kr * sc, ds.swapaxes(-1, -2) @ q * sc
   fold = lambda x: x.reshape(B, Hkv, group, Nk, D).sum(2)
   return dq, fold(dk), fold(dv)

@@ -1,0 +1,71 @@
+import functools
+import numpy as np, pytest
+from tinygrad import Tensor, dtypes
+from fa_uop import flash_attention, flash_bwd_dkdv, flash_bwd_dq, target_for, default_bwd_configs, BwdConfig
+from fa_uop.reference import attention_ref, attention_bwd_ref
+from conftest import qkv
+
+# gradients are sums over up to Nq or Nk products of rounded values: a little looser than the forward's bounds
+GTOL = {dtypes.half: dict(rel=2e-3, abs=1.5e-2), dtypes.bfloat16: dict(rel=1.5e-2, abs=8e-2)}
+
+def assert_grads(got, ref, dtype, msg):
+  for name, g, r in zip(("dq", "dk", "dv"), got, ref):
+    g = g.float().numpy().astype(np.float64) if isinstance(g, Tensor) else g
+    assert np.isfinite(g).all(), f"{name}: unwritten or non-finite {msg}"
+    if np.linalg.norm(r) > 1e-4:  # a zero gradient (one key: the softmax is constant) has only the absolute bound
+      rel = np.linalg.norm(g - r) / np.linalg.norm(r)
+      assert rel <= GTOL[dtype]["rel"], f"{name} rel err {rel:.2e} {msg}"
+    assert np.abs(g - r).max() <= GTOL[dtype]["abs"], f"{name} max abs err {np.abs(g - r).max():.2e} {msg}"
+
+def check_autograd(rng, B, H, Hkv, Nq, Nk, D, causal, dtype, scale=None, use_lse=False):
+  """loss = Σ o·dO (+ Σ lse·dLSE): backward() through flash_attention against the float64 reference"""
+  r, seed = rng
+  (qn, kn, vn), (q, k, v) = qkv(r, B, H, Hkv, Nq, Nk, D, dtype)
+  do_n = r.standard_normal((B, H, Nq, D)).astype(np.float32)
+  dl_n = r.standard_normal((B, H, Nq)).astype(np.float32) if use_lse else None
+  for t in (q, k, v): t.requires_grad = True
+  o, lse = flash_attention(q, k, v, causal=causal, scale=scale, return_lse=True)
+  loss = (o.float() * Tensor(do_n, device="PYTHON")).sum()
+  if use_lse: loss = loss + (lse * Tensor(dl_n, device="PYTHON")).sum()
+  loss.backward()
+  Tensor.realize(q.grad, k.grad, v.grad)
+  ref = attention_bwd_ref(qn, kn, vn, do_n, causal, scale, dl_n)
+  assert_grads((q.grad, k.grad, v.grad), ref, dtype, f"(seed {seed})")
+
+@pytest.mark.parametrize("dtype", [dtypes.half, dtypes.bfloat16], ids=["fp16", "bf16"])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("D", [32, 64, 128])
+def test_head_dims(emu, rng, D, causal, dtype): check_autograd(rng, 1, 1, 1, 48, 48, D, causal, dtype)
+
+@pytest.mark.parametrize("Nq,Nk,causal", [(1, 1, False), (1, 40, True), (40, 1, True), (17, 33, True), (33, 17, False), (70, 33, True)])
+def test_tails(emu, rng, Nq, Nk, causal): check_autograd(rng, 1, 1, 1, Nq, Nk, 32, causal, dtypes.half)
+
+@pytest.mark.parametrize("H,Hkv,Nq,causal", [(4, 2, 70, True), (4, 1, 40, False), (2, 1, 96, True)])
+def test_gqa(emu, rng, H, Hkv, Nq, causal):
+  """dK and dV sum over the query heads of a group; Nq=70 and 96 with 32-row query tiles put a one-trip stage inside the head loop"""
+  check_autograd(rng, 1, H, Hkv, Nq, 33, 32, causal, dtypes.half)
+
+def test_loss_on_lse_and_scale(emu, rng):
+  """a loss that also reads the logsumexp, with a custom scale"""
+  check_autograd(rng, 1, 2, 1, 40, 50, 32, True, dtypes.half, scale=0.3, use_lse=True)
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_kernels_write_every_element(emu, rng, causal):
+  """the dK/dV and dQ kernels themselves, outputs poisoned with NaN, against the reference (tails on both sides, GQA)"""
+  r, seed = rng
+  B, H, Hkv, Nq, Nk, D = 1, 2, 1, 37, 45, 32
+  (qn, kn, vn), (q, k, v) = qkv(r, B, H, Hkv, Nq, Nk, D, dtypes.half)
+  do_n = r.standard_normal((B, H, Nq, D))
+  o_ref, lse_ref = attention_ref(qn, kn, vn, causal)
+  do = Tensor(do_n.astype(np.float32), device="PYTHON").cast(dtypes.half).contiguous().realize()
+  do_n = do.float().numpy().astype(np.float64)
+  lse = Tensor(lse_ref.astype(np.float32), device="PYTHON").contiguous().realize()
+  delta = Tensor((do_n * o_ref).sum(-1).astype(np.float32), device="PYTHON").contiguous().realize()
+  nan = lambda *s: Tensor.full(s, float("nan"), dtype=dtypes.half, device="PYTHON").contiguous().realize()
+  t = target_for("PYTHON")
+  cfg = BwdConfig(32, 16, 2)
+  dk, dv = Tensor.custom_kernel(q, k, v, do, lse, delta, nan(B, Hkv, Nk, D), nan(B, Hkv, Nk, D),
+                                fxn=functools.partial(flash_bwd_dkdv, target=t, cfg=cfg, causal=causal))[6:]
+  dq = Tensor.custom_kernel(q, k, v, do, lse, delta, nan(B, H, Nq, D), fxn=functools.partial(flash_bwd_dq, target=t, cfg=cfg, causal=causal))[6]
+  Tensor.realize(dq, dk, dv)
+  assert_grads((dq, dk, dv), attention_bwd_ref(qn, kn, vn, do_n, causal), dtypes.half, f"(seed {seed})")
