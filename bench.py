@@ -24,56 +24,17 @@ PEERS = ("tinygrad",) if EMULATED else ("tinygrad", "torch_flash", "torch_cudnn"
 
 def conf(name:str) -> int: return getenv(name, DEFAULTS.get(name, 0))
 
-def torch_peer(backend:str, shape, causal:bool, dtype_name:str, cnt:int) -> float|None:
-  """median CUDA-event time of torch's SDPA with one backend, or None where torch, its GPU or the backend's support is missing"""
-  try:
-    import torch
-    from torch.nn.attention import sdpa_kernel, SDPBackend
-    if not torch.cuda.is_available(): return None
-  except ImportError: return None
-  B, H, Hkv, N, Nk, D = shape
-  dt = torch.float16 if dtype_name == "half" else torch.bfloat16
-  q, k, v = torch.randn(B, H, N, D, device="cuda", dtype=dt), torch.randn(B, Hkv, Nk, D, device="cuda", dtype=dt), torch.randn(B, Hkv, Nk, D, device="cuda", dtype=dt)
-  be = {"torch_flash": SDPBackend.FLASH_ATTENTION, "torch_cudnn": SDPBackend.CUDNN_ATTENTION}[backend]
-  def run(): return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=Hkv != H)
-  try:
-    with sdpa_kernel([be]):
-      for _ in range(3): run()
-      times = []
-      for _ in range(max(cnt, 10)):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record(); run(); e.record(); torch.cuda.synchronize()
-        times.append(s.elapsed_time(e) * 1e-3)
-  except RuntimeError as err:  # a backend that does not take this shape
-    print(f"{backend}: {str(err).splitlines()[0]}", file=sys.stderr)
+def torch_peer(backend:str, mode:str, shape, causal:bool, dtype_name:str) -> float|None:
+  """median time (triton's do_bench) of torch's SDPA with one backend, forward, backward or both, measured in a process of its
+  own (scripts/torch_peer.py); None where torch, its GPU or the backend's support for the shape is missing"""
+  import subprocess
+  args = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "scripts", "torch_peer.py"), backend, mode,
+          *map(str, shape), "1" if causal else "0", dtype_name]
+  out = subprocess.run(args, capture_output=True, text=True).stdout.strip().splitlines()
+  if not out or out[-1].startswith("none"):
+    print(f"{backend} {mode}: {out[-1] if out else 'no answer'}", file=sys.stderr)
     return None
-  finally: del q, k, v
-  return float(np.median(times))
-
-def torch_peer_bwd(backend:str, shape, causal:bool, dtype_name:str, cnt:int, with_fwd:bool) -> float|None:
-  """median CUDA-event time of torch's SDPA backward (and forward, with_fwd) with one backend, or None where it cannot run"""
-  try:
-    import torch
-    from torch.nn.attention import sdpa_kernel, SDPBackend
-    if not torch.cuda.is_available(): return None
-  except ImportError: return None
-  B, H, Hkv, N, Nk, D = shape
-  dt = torch.float16 if dtype_name == "half" else torch.bfloat16
-  q, k, v = [torch.randn(*s, device="cuda", dtype=dt, requires_grad=True) for s in ((B, H, N, D), (B, Hkv, Nk, D), (B, Hkv, Nk, D))]
-  do = torch.randn(B, H, N, D, device="cuda", dtype=dt)
-  be = {"torch_flash": SDPBackend.FLASH_ATTENTION, "torch_cudnn": SDPBackend.CUDNN_ATTENTION}[backend]
-  fwd = lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=Hkv != H)
-  try:
-    with sdpa_kernel([be]):
-      out = fwd()
-      step = lambda: torch.autograd.grad(fwd() if with_fwd else out, (q, k, v), do, retain_graph=not with_fwd)
-      step()
-      # triton's do_bench (median, CUDA events, L2 flushed): events recorded around autograd.grad by hand measured nothing past N=1024
-      from triton.testing import do_bench
-      return do_bench(step, warmup=25, rep=max(100, 10 * cnt), return_mode="median") * 1e-3
-  except (RuntimeError, ImportError) as err:
-    print(f"{backend} backward: {str(err).splitlines()[0]}", file=sys.stderr)
-    return None
+  return float(out[-1])
 
 def measure_bwd(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, causal:bool, dtype_name:str, cnt:int, verify:bool, peers, with_fwd:bool) -> list[dict]:
   """one shape's backward (with_fwd: forward and backward): fa_uop and its peers, as rows (fa_uop's last).
@@ -108,7 +69,7 @@ def measure_bwd(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, causal:bool, dtype_
         out = qt.scaled_dot_product_attention(kt, vt, is_causal=causal, **gqa)
         Tensor.realize(*(out * do).sum().gradient(qt, kt, vt))
       psec, _ = gpu_time(tg, max(1, min(cnt, 3)))  # forward and backward: tinygrad recomputes its forward for the gradient anyway
-    else: psec = torch_peer_bwd(peer, (B, H, Hkv, N, Nk, D), causal, dtype_name, cnt, with_fwd)
+    else: psec = torch_peer(peer, mode, (B, H, Hkv, N, Nk, D), causal, dtype_name)
     if psec is None: continue
     print(f"{peer:12s} {psec*1e3:9.3f} ms GPU {flops/psec*1e-12:8.2f} TFLOPS | fa_uop is {psec/sec:.2f}x", flush=True)
     rows.append(dict(res, impl=peer, ms=psec * 1e3, tflops=flops / psec * 1e-12, compile_s=None, ok=None, wall_ms=None))
@@ -166,7 +127,7 @@ def measure(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, causal:bool, dtype_name
       if B * H * N * Nk * 4 > 8 << 30: continue  # tinygrad's SDPA materializes the float32 scores; past 8 GB it would not fit
       gqa = dict(enable_gqa=True) if Hkv != H else {}
       psec, _ = gpu_time(lambda: q.scaled_dot_product_attention(k, v, is_causal=causal, **gqa).realize(), max(1, min(cnt, 5)))
-    else: psec = torch_peer(peer, (B, H, Hkv, N, Nk, D), causal, dtype_name, cnt)
+    else: psec = torch_peer(peer, "fwd", (B, H, Hkv, N, Nk, D), causal, dtype_name)
     if psec is None: continue
     print(f"{peer:12s} {psec*1e3:9.3f} ms GPU {flops/psec*1e-12:8.2f} TFLOPS | fa_uop is {psec/sec:.2f}x", flush=True)
     rows.append(dict(res, impl=peer, ms=psec * 1e3, tflops=flops / psec * 1e-12, compile_s=None, ok=None, config=None, wall_ms=None, host_ms=None))
