@@ -63,6 +63,9 @@ class Target:
   ldsm: Callable[[UOp, bool, str, DType], list[UOp]]|None = None  # four 8x8 16-bit matrices from LDS; twin: element loads
   # per operand: (row, col) in the tile whose address lane gives; not part of the hash (a dict), ldsm already tells the paths apart
   ldsm_addr: dict[str, Callable[[UOp], tuple[UOp, UOp]]]|None = field(default=None, hash=False, compare=False)
+  # MMA K-steps unrolled in the graph rather than left as a loop: LLVM 15's AMDGPU instruction selection crashes on a loop-carried
+  # WMMA accumulator pair that its optimizer merged into one <16 x float> (the dK/dV kernel at D=128)
+  unroll_k: bool = False
   def portable(self) -> Target: return replace(self, shuffle=None, copy16=None, copy_wait=None, ldsm=None, ldsm_addr=None)
 
 def _scalar(u:UOp) -> UOp: return u.load() if u.op is Ops.INDEX else u
@@ -100,7 +103,7 @@ def _cuda_ldsm(addr:UOp, trans:bool, name:str, dtype:DType) -> list[UOp]:
 RDNA3 = Target("gfx1100", "AMD", 32, (16, 16, 16),
   a=Frag((16, 16), 1, lanes=(0,), elems=(1,)), b=Frag((16, 16), 1, lanes=(0,), elems=(1,)),
   c=Frag((8, 2, 16), 2, lanes=(1, 2), elems=(0,)),
-  lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor)
+  lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, unroll_k=True)
 
 # mma.sync m16n8k16 (PTX ISA "Matrix Fragments for mma.m16n8k16"): groupID = lane//4 picks rows (A, C) or the column (B)
 SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),

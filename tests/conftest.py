@@ -5,6 +5,16 @@ from fa_uop import flash_fwd, target_for, FwdConfig
 
 EMULATED = ("gfx1100", "sm_80")
 
+def slow(*values):
+  """a parameter set that runs only with FA_UOP_SLOW=1: the default suite keeps each feature covered within CI's time"""
+  return pytest.param(*values, marks=pytest.mark.slow)
+
+def pytest_collection_modifyitems(config, items):
+  if os.environ.get("FA_UOP_SLOW", "0") == "1": return
+  skip = pytest.mark.skip(reason="slow emulator run: set FA_UOP_SLOW=1")
+  for it in items:
+    if "slow" in it.keywords: it.add_marker(skip)
+
 @pytest.fixture(params=EMULATED)
 def emu(request):
   """run the test on tinygrad's emulator of one target; the PYTHON device picks its renderer from DEV at each compile"""

@@ -2,8 +2,9 @@
 import re, shutil, functools
 import pytest
 from tinygrad import UOp, dtypes
-from fa_uop import SM80, RDNA3, flash_fwd, default_fwd_config, FwdConfig
+from fa_uop import SM80, RDNA3, flash_fwd, flash_bwd_dkdv, flash_bwd_dq, default_fwd_config, default_bwd_configs, FwdConfig
 from fa_uop.config import candidates
+from conftest import slow
 from fa_uop.compile import linear, render, compile_source, lds_hazards, renderer
 
 HAVE = {"gfx1100": shutil.which("clang-15") or shutil.which("clang"), "sm_90": shutil.which("nvcc")}
@@ -24,8 +25,7 @@ def built(arch, D, causal, dtype=dtypes.half, portable=False):
 # the MMA and the cross-lane exchange each target's fast path must compile to
 EXPECT = {"gfx1100": ("v_wmma_f32_16x16x16_f16", "ds_bpermute_b32"), "sm_90": ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "shfl.sync.bfly")}
 
-@pytest.mark.parametrize("causal", [False, True])
-@pytest.mark.parametrize("D", [64, 128])
+@pytest.mark.parametrize("D,causal", [(64, False), (128, True), slow(64, True), slow(128, False)])
 @pytest.mark.parametrize("arch", ["gfx1100", "sm_90"])
 def test_fast_path(arch, D, causal):
   out, hazards = built(arch, D, causal)
@@ -68,3 +68,26 @@ def test_hazard_check_finds_a_missing_barrier(monkeypatch):
   """the race the first H100 run showed (next stage's K/V stores before this stage's last reads) must be visible to the check"""
   monkeypatch.setattr(UOp, "barrier", lambda self, *src: self)
   assert lds_hazards(linear(fwd_sink(SM80, 64, True), "sm_90")) != []
+
+def bwd_sinks(target, D, causal, dtype=dtypes.half, Nq=1000, Nk=900, H=4, Hkv=2):
+  """the dK/dV and dQ kernels on a GQA shape with tails"""
+  q, do, dq = [((2, H, Nq, D), dtype)] * 3
+  kv = ((2, Hkv, Nk, D), dtype)
+  rows = ((2, H, Nq), dtypes.float)
+  ps = lambda shapes: [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)]
+  c_kv, c_q = default_bwd_configs(target, D)
+  return (flash_bwd_dkdv(*ps([q, kv, kv, do, rows, rows, kv, kv]), target=target, cfg=c_kv, causal=causal),
+          flash_bwd_dq(*ps([q, kv, kv, do, rows, rows, dq]), target=target, cfg=c_q, causal=causal))
+
+@pytest.mark.parametrize("dtype", [dtypes.half, dtypes.bfloat16], ids=["fp16", "bf16"])
+@pytest.mark.parametrize("arch", ["gfx1100", "sm_90"])
+def test_backward_kernels(arch, dtype):
+  """both backward kernels build with the real compilers, use the target's MMA (and on sm_90 ldmatrix and cp.async), no LDS race"""
+  if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
+  mma = {"gfx1100": f"v_wmma_f32_16x16x16_{'f16' if dtype == dtypes.half else 'bf16'}",
+         "sm_90": f"mma.sync.aligned.m16n8k16.row.col.f32.{'f16.f16' if dtype == dtypes.half else 'bf16.bf16'}.f32"}[arch]
+  for name, sink in zip(("dK/dV", "dQ"), bwd_sinks(TARGETS[arch], 128 if dtype == dtypes.half else 64, True, dtype)):
+    out = compile_source(render(sink, arch), arch)
+    assert mma in out, f"{name}: no {mma}"
+    if arch == "sm_90": assert "ldmatrix" in out and "cp.async" in out, f"{name}: fast paths missing"
+    assert lds_hazards(linear(sink, arch)) == [], name
