@@ -2,23 +2,24 @@
 """Train a small causal transformer block twice from the same initial weights and batches: once with fa_uop's flash attention,
 once with tinygrad's own scaled_dot_product_attention, and print both losses side by side.
 
-The task needs attention: each sequence is T/2 random tokens followed by the same tokens again, so the second half is
-predictable only by looking back T/2 positions. Loss starts at ln(VOCAB) and falls toward ln(VOCAB)/2 (the first half stays
-random) as the block learns to copy.
+The task needs attention: each sequence repeats a random pattern of PERIOD tokens, so every token after the first period is
+predictable only by looking back PERIOD positions. Loss starts near ln(VOCAB) and falls toward (PERIOD-1)/(T-1)·ln(VOCAB) (the
+first period stays random) as the block learns to attend there and copy.
 
   python examples/train_block.py                  # on the GPU tinygrad picks (few hundred steps)
   DEV=PYTHON::sm_80 python examples/train_block.py  # on the emulator: tiny sizes, 2 steps, ~15 min (every kernel is emulated)
-env: STEPS B T DIM HEADS VOCAB LR DTYPE (half or bfloat16)."""
+env: STEPS B T DIM HEADS VOCAB PERIOD LR DTYPE (half or bfloat16) JIT (1: TinyJit the step, as training loops do)."""
 import math, os, sys, time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np
-from tinygrad import Tensor, Device, Context, dtypes, nn
+from tinygrad import Tensor, TinyJit, Device, Context, dtypes, nn
 from tinygrad.helpers import getenv
 from fa_uop import flash_attention
 
 EMULATED = Device.DEFAULT.startswith("PYTHON")
-STEPS, B, T = getenv("STEPS", 2 if EMULATED else 300), getenv("B", 2 if EMULATED else 32), getenv("T", 32 if EMULATED else 256)
-DIM, HEADS, VOCAB = getenv("DIM", 32 if EMULATED else 256), getenv("HEADS", 2 if EMULATED else 4), getenv("VOCAB", 16 if EMULATED else 64)
+STEPS, B, T = getenv("STEPS", 2 if EMULATED else 300), getenv("B", 2 if EMULATED else 32), getenv("T", 32 if EMULATED else 128)
+DIM, HEADS, VOCAB = getenv("DIM", 32 if EMULATED else 128), getenv("HEADS", 2), getenv("VOCAB", 16 if EMULATED else 64)
+PERIOD, JIT = getenv("PERIOD", 8 if EMULATED else 16), getenv("JIT", 0 if EMULATED else 1)
 LR, DTYPE = getenv("LR", 3e-3), {"half": dtypes.half, "bfloat16": dtypes.bfloat16}[getenv("DTYPE", "half")]
 
 def fa_uop_attn(q:Tensor, k:Tensor, v:Tensor) -> Tensor: return flash_attention(q, k, v, causal=True)
@@ -42,34 +43,39 @@ class Block:
 
 def batches() -> list[np.ndarray]:
   rng = np.random.default_rng(0)
-  half = rng.integers(0, VOCAB, (STEPS, B, T // 2))
-  return list(np.concatenate([half, half], axis=2).astype(np.int32))
+  pattern = rng.integers(0, VOCAB, (STEPS, B, PERIOD))
+  return list(np.tile(pattern, (1, 1, -(-T // PERIOD)))[..., :T].astype(np.int32))
 
 def train(attn, data:list[np.ndarray]) -> list[float]:
   Tensor.manual_seed(0)
   model = Block()
-  opt = nn.optim.AdamW(nn.state.get_parameters(model), lr=LR)
+  params = nn.state.get_parameters(model)
+  Tensor.realize(*params)  # draw the weights now, so both runs start from the same ones whatever else uses the random stream
+  opt = nn.optim.AdamW(params, lr=LR)
+  def step(x:Tensor, y:Tensor) -> Tensor:
+    loss = model(x, attn).sparse_categorical_crossentropy(y, ignore_index=-1)
+    opt.zero_grad()
+    loss.backward()
+    return loss.realize(*opt.schedule_step())
+  if JIT: step = TinyJit(step)
   losses = []
   with Context(TRAINING=1):
     for seq in data:
+      # predict token t+1 from tokens ..t; the last position has no target (-1 is ignored)
       x, y = Tensor(seq[:, :-1].copy()).pad(((0, 0), (0, 1))), Tensor(seq[:, 1:].copy()).pad(((0, 0), (0, 1)), value=-1)
-      loss = model(x, attn).sparse_categorical_crossentropy(y, ignore_index=-1)
-      opt.zero_grad()
-      loss.backward()
-      opt.step()
-      losses.append(loss.item())
+      losses.append(step(x.realize(), y.realize()).item())
   return losses
 
 def main() -> int:
   assert (DIM // HEADS) % 16 == 0, "fa_uop takes head dims that are multiples of 16"
   data = batches()
-  print(f"{Device.DEFAULT}: {STEPS} steps, B={B} T={T} dim={DIM} heads={HEADS} vocab={VOCAB} {DTYPE.name} attention, AdamW lr={LR}")
+  print(f"{Device.DEFAULT}: {STEPS} steps, B={B} T={T} dim={DIM} heads={HEADS} vocab={VOCAB} {DTYPE.name} attention, period {PERIOD}, AdamW lr={LR}, jit={JIT}")
   runs = {}
   for name, attn in (("fa_uop", fa_uop_attn), ("tinygrad", sdpa_attn)):
     st = time.perf_counter()
     runs[name] = train(attn, data)
     print(f"{name}: {time.perf_counter() - st:.1f} s")
-  print(f"{'step':>5} {'fa_uop':>9} {'tinygrad':>9}   (ln VOCAB = {math.log(VOCAB):.3f}, copy solved = {math.log(VOCAB) / 2:.3f})")
+  print(f"{'step':>5} {'fa_uop':>9} {'tinygrad':>9}   (ln VOCAB = {math.log(VOCAB):.3f}, copy solved = {(PERIOD - 1) / (T - 1) * math.log(VOCAB):.3f})")
   for i in sorted({*range(0, STEPS, max(1, STEPS // 15)), STEPS - 1}): print(f"{i:5d} {runs['fa_uop'][i]:9.4f} {runs['tinygrad'][i]:9.4f}")
   a, b = np.array(runs["fa_uop"]), np.array(runs["tinygrad"])
   print(f"largest |loss difference| {np.abs(a - b).max():.4f}; last-10 mean loss fa_uop {a[-10:].mean():.4f}, tinygrad {b[-10:].mean():.4f}")

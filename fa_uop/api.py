@@ -46,7 +46,16 @@ def flash_attention_backward(q:Tensor, k:Tensor, v:Tensor, o:Tensor, lse:Tensor,
   of o (and dlse of lse, if the loss used it). Shapes as in flash_attention; GQA's dk and dv sum over the query heads that
   share a KV head, with no copies of K or V. delta = rowsum(do ∘ o) − dlse, then the dK/dV and the dQ kernels."""
   target = _check(q, k, v, causal, scale)
-  cfg_dkdv, cfg_dq = configs or default_bwd_configs(target, q.shape[3])
+  B, H, Nq, D = q.shape
+  for name, x, shape in (("o", o, q.shape), ("do", do, q.shape), ("lse", lse, (B, H, Nq)), ("dlse", dlse, (B, H, Nq))):
+    if x is None and name == "dlse": continue
+    if not isinstance(x, Tensor): raise TypeError(f"{name} must be a tinygrad Tensor, got {type(x).__name__}")
+    if x.shape != shape: raise ValueError(f"{name} must have shape {shape}, got {x.shape}")
+    if x.device != q.device: raise ValueError(f"{name} must be on q's device {q.device}, got {x.device}")
+    if not dtypes.is_float(x.dtype): raise TypeError(f"{name} must be a float tensor, got {x.dtype}")
+  if configs is not None and (len(configs) != 2 or not all(isinstance(c, BwdConfig) for c in configs)):
+    raise TypeError(f"configs must be a pair of BwdConfig (dK/dV, dQ), got {configs!r}")
+  cfg_dkdv, cfg_dq = configs or default_bwd_configs(target, D)
   for c in (cfg_dkdv, cfg_dq): c.check(target, q.shape[3])
   delta = (do.float() * o.float()).sum(-1)
   if dlse is not None: delta = delta - dlse.float()

@@ -61,19 +61,26 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   dk_acc, dv_acc = dk_acc.after(init), dv_acc.after(init)
 
   # query tiles: those past the diagonal need no mask; a causal block skips the ones wholly above it. Rows past Nq need none
-  # either: their logsumexp reads as +inf, so P is 0 there.
+  # either: their logsumexp reads as +inf, so P is 0 there, and their copies read nothing.
+  # Stage trip counts that depend on the block must not meet the block index inside the loop: tinygrad's valid simplification
+  # (uop_given_valid) substitutes a block index it can pin from a load's guard into the loop's own bound too, leaving two RANGEs
+  # of one id and unbalanced braces (nvrtc failed on Nq = Nk = 128). So the masked stage has a constant count (tiles past
+  # Nq cost a little, add nothing) and the unmasked stage walks down from the last tile, its indices free of the block index.
   n_qt = math.ceil(Nq / BQ)
-  if not causal: q_lo, q_full = 0, 0
+  if not causal: q_lo, n_masked, n_free = 0, 0, n_qt
   else:
-    q_lo = (n0 // BQ).minimum(n_qt)                          # the tile holding query n0
-    q_full = ((n0 + BK - 1 + BQ - 1) // BQ).minimum(n_qt)     # the first tile wholly at or below the diagonal
-    if isinstance(q_full, UOp) and (q_full - q_lo).vmax <= 1 and (q_full - q_lo).vmin < 1: q_full = q_lo  # see forward: no 1-trip stage
+    q_lo = n0 // BQ                                           # the tile holding query n0
+    # tiles from q_lo the diagonal may cross, at most, over the offsets n0 % BQ a block can have
+    n_masked = max((r + BK + BQ - 2) // BQ for r in range(0, BQ, math.gcd(BK, BQ)))
+    n_free = (n_qt - q_lo - n_masked).maximum(0)
+    # see forward: no stage of at most one trip whose count varies; such a tile joins the masked stage
+    if n_free.vmax <= 1: n_masked, n_free = n_masked + n_free.vmax, 0
   ncols = lane_cols(blk, BQ // N)
 
-  def q_step(it:UOp, first:UOp|int, g:UOp, dk_acc:UOp, dv_acc:UOp, masked:bool, after:tuple, variant:int) -> UOp:
+  def q_step(it:UOp, tile:UOp, g:UOp, dk_acc:UOp, dv_acc:UOp, masked:bool, after:tuple, variant:int) -> UOp:
     dk_acc, dv_acc = dk_acc.after(it), dv_acc.after(it)
     h = hk * G + g
-    i0 = (first + it) * BQ
+    i0 = tile * BQ
     q_base = ((b * H + h) * Nq + i0) * D
     qc = copy_tile(blk, q_s.after(it, *after), qg, q_base, D, Nq - i0, variant=variant)
     dc = copy_tile(blk, do_s.after(it, *after), dog, q_base, D, Nq - i0, variant=variant + 1)
@@ -115,10 +122,11 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
 
   g = blk.range(G, AxisType.REDUCE)
   state, dones = (dk_acc.after(g), dv_acc.after(g)), []
-  for first, count, masked in ((q_lo, q_full - q_lo, True), (q_full, n_qt - q_full, False)):
+  for count, masked in ((n_masked, True), (n_free, False)):
     if (count if isinstance(count, int) else count.vmax) <= 0: continue
-    dones.append(q_step(blk.range(count, AxisType.REDUCE), first, g, *[x.after(*dones) for x in state], masked=masked, after=tuple(dones),
-                        variant=2 + 2 * len(dones)).barrier())
+    it = blk.range(count, AxisType.REDUCE)
+    dones.append(q_step(it, q_lo + it if masked else n_qt - 1 - it, g, *[x.after(*dones) for x in state], masked=masked,
+                        after=tuple(dones), variant=2 + 2 * len(dones)).barrier())
   g_done = dones[-1].end(g) if dones else None  # each stage comes after the one before it, so the last one ends the head loop
   dk_acc, dv_acc = (dk_acc.after(g_done), dv_acc.after(g_done)) if g_done is not None else (dk_acc, dv_acc)
 

@@ -4,7 +4,8 @@ default is used, as it always is on the emulator); FA_UOP_CACHE names the file (
 from __future__ import annotations
 import functools, json, os, tempfile
 from importlib.metadata import version
-from tinygrad import Tensor, dtypes
+import numpy as np
+from tinygrad import Tensor
 from tinygrad.dtype import DType
 from fa_uop.config import FwdConfig, candidates, default_fwd_config, shape_class
 from fa_uop.target import Target
@@ -40,8 +41,11 @@ def fwd_config(target:Target, device:str, shape:tuple[int, ...], nk:int, hkv:int
   if k_ in _chosen: return _chosen[k_]
   if (hit:=_load().get(k_)) is not None: cfg = FwdConfig(**hit["config"])
   else:
-    q = Tensor.randn(B, H, Nq, D, dtype=dtypes.float32, device=device).cast(dtype).contiguous().realize()
-    k, v = [Tensor.randn(B, hkv, nk, D, dtype=dtypes.float32, device=device).cast(dtype).contiguous().realize() for _ in range(2)]
+    # inputs from a private generator: tinygrad's Tensor.randn would advance the caller's random stream (a model initialised
+    # lazily before its first forward would then get other weights than without the tuner)
+    rng = np.random.default_rng(0)
+    q, k, v = [Tensor(rng.standard_normal(s, dtype=np.float32), device=device).cast(dtype).contiguous().realize()
+               for s in ((B, H, Nq, D), (B, hkv, nk, D), (B, hkv, nk, D))]
     times = {c: gpu_time(functools.partial(run, c, q, k, v), 5, device)[0] for c in candidates(target, D)}
     cfg = min(times, key=times.get)
     entries = _load()

@@ -1,7 +1,7 @@
 import numpy as np, pytest
 from tinygrad import Tensor, dtypes
 import fa_uop, fa_uop.api
-from fa_uop import flash_attention, FwdConfig
+from fa_uop import flash_attention, flash_attention_backward, FwdConfig, BwdConfig
 from fa_uop.reference import attention_ref
 from conftest import qkv, TOL
 
@@ -38,14 +38,38 @@ BAD = [
 def test_bad_input(emu, no_kernel, make, kw, exc, msg):
   with pytest.raises(exc, match=msg): flash_attention(*make(), **kw)
 
+def _bwd_args(**over):
+  a = dict(q=t(1, 2, 8, 32), k=t(1, 1, 8, 32), v=t(1, 1, 8, 32), o=t(1, 2, 8, 32), lse=t(1, 2, 8, dtype=dtypes.float32), do=t(1, 2, 8, 32))
+  return {**a, **over}
+
+BAD_BWD = [
+  (dict(o=t(1, 2, 9, 32)), ValueError, "o must have shape"),
+  (dict(do=t(1, 1, 8, 32)), ValueError, "do must have shape"),
+  (dict(lse=t(1, 2, 8, 1, dtype=dtypes.float32)), ValueError, "lse must have shape"),
+  (dict(dlse=t(1, 2, 7, dtype=dtypes.float32)), ValueError, "dlse must have shape"),
+  (dict(do=np.zeros((1, 2, 8, 32))), TypeError, "do must be a tinygrad Tensor"),
+  (dict(lse=t(1, 2, 8, dtype=dtypes.int32)), TypeError, "lse must be a float tensor"),
+  (dict(o=t(1, 2, 8, 32, device="CPU")), ValueError, "o must be on q's device"),
+  (dict(k=t(1, 1, 8, 48), v=t(1, 1, 8, 48)), ValueError, "head dim"),
+  (dict(configs=(BwdConfig(64, 32, 4),)), TypeError, "configs must be a pair"),
+  (dict(configs=(BwdConfig(48, 32, 4), BwdConfig(64, 32, 4))), ValueError, "block_m=48"),
+]
+
+@pytest.mark.parametrize("over,exc,msg", BAD_BWD, ids=[b[2] for b in BAD_BWD])
+def test_bad_backward_input(emu, monkeypatch, over, exc, msg):
+  def boom(*a, **kw): raise AssertionError("a kernel was built for bad input")
+  monkeypatch.setattr(fa_uop.api, "flash_bwd_dkdv", boom)
+  monkeypatch.setattr(fa_uop.api, "flash_bwd_dq", boom)
+  with pytest.raises(exc, match=msg): flash_attention_backward(**_bwd_args(**over))
+
 @pytest.mark.parametrize("causal", [False, True])
 def test_api_matches_reference(emu, rng, causal):
   """the public function end to end: GQA, tails, return_lse, and a non-contiguous (transposed) query"""
   r, seed = rng
-  (qn, kn, vn), (q, k, v) = qkv(r, 1, 4, 2, 37, 45, 64, dtypes.half)
+  (qn, kn, vn), (q, k, v) = qkv(r, 1, 4, 2, 37, 45, 32, dtypes.half)
   qt = q.permute(0, 2, 1, 3).contiguous().permute(0, 2, 1, 3)  # a strided view of the same values
   o, lse = flash_attention(qt, k, v, causal=causal, return_lse=True)
-  assert o.shape == (1, 4, 37, 64) and o.dtype == dtypes.half and lse.shape == (1, 4, 37) and lse.dtype == dtypes.float32
+  assert o.shape == (1, 4, 37, 32) and o.dtype == dtypes.half and lse.shape == (1, 4, 37) and lse.dtype == dtypes.float32
   ref_o, ref_lse = attention_ref(qn, kn, vn, causal)
   o = o.float().numpy()
   assert np.abs(o - ref_o).max() <= TOL[dtypes.half]["abs"], f"seed {seed}"

@@ -44,7 +44,7 @@ def test_portable_twin_builds_without_shuffles(arch):
   out, hazards = built(arch, 64, True, portable=True)
   assert "ds_bpermute" not in out and "shfl" not in out and hazards == []
 
-@pytest.mark.parametrize("arch,portable", [("sm_90", False), ("sm_90", True), ("gfx1100", False)], ids=["sm_90", "sm_90-twin", "gfx1100"])
+@pytest.mark.parametrize("arch,portable", [("sm_90", False), ("sm_90", True), slow("gfx1100", False)], ids=["sm_90", "sm_90-twin", "gfx1100"])
 def test_no_lds_race_in_any_candidate(arch, portable):
   """every config the tuner may pick (at D=64, and the defaults at D=16 and 128), causal so both KV stages are there: no LDS race
   and no read of LDS nothing wrote"""
@@ -86,8 +86,25 @@ def test_backward_kernels(arch, dtype):
   if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
   mma = {"gfx1100": f"v_wmma_f32_16x16x16_{'f16' if dtype == dtypes.half else 'bf16'}",
          "sm_90": f"mma.sync.aligned.m16n8k16.row.col.f32.{'f16.f16' if dtype == dtypes.half else 'bf16.bf16'}.f32"}[arch]
-  for name, sink in zip(("dK/dV", "dQ"), bwd_sinks(TARGETS[arch], 128 if dtype == dtypes.half else 64, True, dtype)):
+  # fp16 at D=128 non-causal: the dK/dV kernel LLVM 15 crashed on before Target.unroll_k
+  for name, sink in zip(("dK/dV", "dQ"), bwd_sinks(TARGETS[arch], 128 if dtype == dtypes.half else 64, dtype != dtypes.half, dtype)):
     out = compile_source(render(sink, arch), arch)
     assert mma in out, f"{name}: no {mma}"
     if arch == "sm_90": assert "ldmatrix" in out and "cp.async" in out, f"{name}: fast paths missing"
     assert lds_hazards(linear(sink, arch)) == [], name
+
+@pytest.mark.parametrize("N", [128, slow(320)])
+@pytest.mark.parametrize("arch", ["gfx1100", "sm_90"])
+def test_one_loop_per_range(arch, N):
+  """every loop is opened once and closed once. tinygrad's valid simplification may rewrite a loop bound that depends on the
+  block index into a second RANGE of the same id; at Nq = Nk = 128 the causal dK/dV kernel once rendered with an unclosed
+  brace (nvrtc: expected a "}")"""
+  from collections import Counter
+  from tinygrad.uop.ops import Ops
+  t = TARGETS[arch]
+  sinks = (*bwd_sinks(t, 64, True, Nq=N, Nk=N, H=2, Hkv=2), fwd_sink(t, 64, True, Nq=N, Nk=N, H=2, Hkv=2))
+  for name, sink in zip(("dK/dV", "dQ", "forward"), sinks):
+    lin = linear(sink, arch)
+    ids = Counter(u.arg for u in lin if u.op is Ops.RANGE)
+    assert all(n == 1 for n in ids.values()), f"{name}: {ids}"
+    assert sum(u.op is Ops.RANGE for u in lin) == sum(u.op is Ops.END for u in lin), name

@@ -40,6 +40,20 @@ def test_tuner_times_once_then_reads_the_cache(emu, tmp_path, monkeypatch):
   assert pick() == cands[-1] and timed == []          # a new process reads the file
   assert "tinygrad 0.14.0" in tune.key(t, dtypes.half, 32, 20, 20, True)
 
+def test_tuning_leaves_the_callers_random_stream_alone(emu, tmp_path, monkeypatch):
+  """weights a model draws lazily before its first (tuned) forward must not depend on whether the tuner ran"""
+  monkeypatch.setenv("FA_UOP_CACHE", str(tmp_path / "tune.json"))
+  monkeypatch.setattr(tune, "enabled", lambda device: True)
+  monkeypatch.setattr(tune, "_chosen", {})
+  monkeypatch.setattr(tune, "gpu_time", lambda fn, cnt, device=None: (1.0, 0.0))
+  def draw(tuned:bool):
+    Tensor.manual_seed(1234)
+    w = Tensor.rand(64, device="PYTHON")                  # lazy, like a freshly built nn.Linear's weight
+    if tuned: tune.fwd_config(target_for("PYTHON"), "PYTHON", (1, 1, 20, 32), 20, 1, dtypes.half, False, None, lambda *a: None)
+    return w.numpy(), Tensor.rand(64, device="PYTHON").numpy()
+  (w0, n0), (w1, n1) = draw(False), draw(True)
+  assert (w0 == w1).all() and (n0 == n1).all()
+
 def test_second_call_builds_nothing(emu, monkeypatch):
   """the same shapes and config again reuse the built kernel graph (and so tinygrad's compiled program)"""
   built = []
