@@ -35,6 +35,7 @@ def test_candidate_configs(emu, rng, cfg):
   if cfg not in candidates(target_for("PYTHON"), 64): pytest.skip(f"{cfg} does not fit this target")
   check(rng, 1, 1, 1, 2 * cfg.block_m + 3, 2 * cfg.block_m + 3, 64, True, dtypes.half, cfg=cfg)
 
+@pytest.mark.slow  # its config (64x64x4 on CUDA) runs at D=64 in test_candidate_configs
 def test_default_config_d128(emu, rng):
   cfg = default_fwd_config(target_for("PYTHON"), 128)
   check(rng, 1, 1, 1, cfg.block_m + 5, 2 * cfg.block_n + 5, 128, False, dtypes.half, cfg=cfg)
