@@ -10,19 +10,7 @@ from fa_uop.config import BwdConfig
 from fa_uop.forward import LOG2E, kv_plan
 from fa_uop.target import Target
 from fa_uop.tiles import (Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, col_coords,
-                          lane_rows, lane_cols, load_vec, mma, a_from_acc)
-
-def _a_operand(blk:Block, t:UOp, rows0:UOp, W:int, WR:int, width:int, dtype) -> tuple:
-  """A fragments of the C-fragment register tile t: from registers where the layouts line up, else through an LDS tile"""
-  M, N, K = blk.target.mma
-  reg = acc_tile(blk, t.shape[0], t.shape[1], dtype)
-  reg = reg.after(reg.store(t.cast(dtype)))
-  if (pa:=a_from_acc(blk, reg)) is not None: return (lambda m, kk: pa[m, kk]), ()
-  s = smem(blk, W * WR, width, dtype)
-  i, j, e = blk.range(t.shape[0]), blk.range(t.shape[1]), blk.range(blk.target.c.nelems)
-  r, c = tile_coords(blk, i, j, e)
-  s = s.after(s.at(rows0 + r, c).store(reg[i, j, e]).end(i, j, e))
-  return (lambda m, kk: frag_a(blk, s, rows0 + m * M, kk * K)), ()
+                          lane_rows, lane_cols, load_vec, mma, a_operand)
 
 def _info(name:str, flops:int, nbytes:int) -> KernelInfo:
   # stated so tinygrad does not derive it symbolically over data-dependent loop bounds (see forward)
@@ -104,7 +92,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     s_rows = rows_view(blk, s)
     s = s.after(s_rows.store((s_rows - (lse2 * LOG2E).reshape(1, ncols).expand(s_rows.shape)).exp2()))
     # dV += Pᵀ·dO
-    pa, _ = _a_operand(blk, s, rows0, W, WR, BQ, v.dtype)
+    pa = a_operand(blk, s, rows0, v.dtype)
     dv_done = mma(blk, dv_acc, pa, lambda c0, kk: frags_b(blk, dot, c0, kk * K, trans=True), BQ // K)
     # dPᵀ = V·dOᵀ, dSᵀ = Pᵀ∘(dPᵀ − delta)
     dp = acc_tile(blk, WR // M, BQ // N)
@@ -115,7 +103,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     dp_rows, p_rows = rows_view(blk, dp), rows_view(blk, s)
     dp = dp.after(dp_rows.store(p_rows * (dp_rows - dlt.reshape(1, ncols).expand(dp_rows.shape))))
     # dK += dSᵀ·Q (the softmax scale is applied once at the end)
-    dsa, _ = _a_operand(blk, dp, rows0, W, WR, BQ, q.dtype)
+    dsa = a_operand(blk, dp, rows0, q.dtype)
     dk_done = mma(blk, dk_acc, dsa, lambda c0, kk: frags_b(blk, qt, c0, kk * K, trans=True), BQ // K)
     # the next query tile's copies overwrite what this step read (through ldmatrix, which tinygrad's barriers do not see)
     return UOp.group(dv_done, dk_done).barrier().end(it)
@@ -210,7 +198,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *, tar
     dp = dp.after(mma(blk, dp, lambda m, kk: do_frag[m, kk], lambda c0, kk: frags_b(blk, vt, c0, kk * K), D // K))
     dp_rows, p_rows = rows_view(blk, dp), rows_view(blk, s)
     dp = dp.after(dp_rows.store(p_rows * (dp_rows - dlt.reshape(nrows, 1).expand(dp_rows.shape))))
-    dsa, _ = _a_operand(blk, dp, rows0, W, WM, BN, k.dtype)
+    dsa = a_operand(blk, dp, rows0, k.dtype)
     # the next KV tile's copies overwrite what this step read (through ldmatrix, which tinygrad's barriers do not see)
     return mma(blk, dq_acc, dsa, lambda c0, kk: frags_b(blk, kt, c0, kk * K, trans=True), BN // K).barrier().end(it)
 

@@ -6,8 +6,8 @@ from tinygrad.renderer import Estimates
 from tinygrad.uop.ops import AxisType, KernelInfo, Ops
 from fa_uop.config import FwdConfig
 from fa_uop.target import Target
-from fa_uop.tiles import (Block, Smem, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords,
-                          mma, a_from_acc, lane_reduce)
+from fa_uop.tiles import (Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords,
+                          mma, a_operand, lane_reduce)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
 
@@ -94,22 +94,12 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *, target:Target, c
     upd = UOp.group(row_sum.store(row_sum * alpha + s_rows.sum(axis=1)), row_max.store(new_max),
                     (a_rows:=rows_view(blk, acc)).store(a_rows * alpha.reshape(nrows, 1).expand(a_rows.shape)))
     acc = acc.after(upd)
-    p_reg = acc_tile(blk, WM // M, BN // N, v.dtype)
-    p_reg = p_reg.after(p_reg.store(s.cast(v.dtype)))
     # V_p must have landed, and every warp be done reading K_p before K_{p+1} overwrites it
     vt = wait_tile(blk, v_s.after(vc), s_done)
     kc = copy_tile(blk, k_s.after(vt.buf), kg, tile_base(p + 1), D, (p + 1 < n_end).where(BN, 0), variant=variant + 1)
     acc = acc.after(kc)
-    # acc += P·V
-    pa = a_from_acc(blk, p_reg)
-    if pa is not None: a_p = lambda m, kk: pa[m, kk]
-    else:  # the C layout is not an A layout here: P takes a trip through LDS
-      p_s = smem(blk, BM, BN, v.dtype)
-      pi, pj, pe = blk.range(WM // M), blk.range(BN // N), blk.range(target.c.nelems)
-      pr, pc = tile_coords(blk, pi, pj, pe)
-      p_s = p_s.after(p_s.at(blk.warp * WM + pr, pc).store(p_reg[pi, pj, pe]).end(pi, pj, pe))
-      a_p = lambda m, kk: frag_a(blk, p_s, blk.warp * WM + m * M, kk * K)
-    return mma(blk, acc, a_p, lambda n0, kk: frags_b(blk, vt, n0, kk * K, trans=True), BN // K).end(it)
+    # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout)
+    return mma(blk, acc, a_operand(blk, s, blk.warp * WM, v.dtype), lambda n0, kk: frags_b(blk, vt, n0, kk * K, trans=True), BN // K).end(it)
 
   # the state after each stage hangs off the state before both: the emulator skips a zero-trip loop's body, and an AFTER first
   # used inside one would never be evaluated. A stage that can never run is not built.

@@ -183,6 +183,20 @@ def a_from_acc(blk:Block, p:UOp) -> UOp|None:
   tm, tn, e = p.shape
   return p.reshape(tm, tn // (K // N), (K // N) * e)
 
+def a_operand(blk:Block, t:UOp, rows0:UOp, dtype:DType) -> Callable[[UOp|int, UOp|int], UOp]:
+  """A fragments (m-tile, K-step) of the C-fragment register tile t, this warp's rows from rows0 of the block, rounded to dtype:
+  read straight from registers where the C and A layouts line up, else through an LDS tile"""
+  M, N, K = blk.target.mma
+  tm, tn, _ = t.shape
+  reg = acc_tile(blk, tm, tn, dtype)
+  reg = reg.after(reg.store(t.cast(dtype)))
+  if (pa:=a_from_acc(blk, reg)) is not None: return lambda m, kk: pa[m, kk]
+  s = smem(blk, blk.warps * tm * M, tn * N, dtype)
+  i, j, e = blk.range(tm), blk.range(tn), blk.range(blk.target.c.nelems)
+  r, c = tile_coords(blk, i, j, e)
+  s = s.after(s.at(rows0 + r, c).store(reg[i, j, e]).end(i, j, e))
+  return lambda m, kk: frag_a(blk, s, rows0 + m * M, kk * K)
+
 # *** MMA over tiles ***
 
 def mma(blk:Block, acc:UOp, a:Callable[[UOp, UOp], UOp], b:Callable[[UOp, UOp], list[UOp]], ksteps:int) -> UOp:
