@@ -36,6 +36,12 @@ def torch_peer(backend:str, mode:str, shape, causal:bool, dtype_name:str) -> flo
     return None
   return float(out[-1])
 
+def peer_row(res:dict, peer:str, psec:float, sec:float, flops:float) -> dict:
+  """a peer's row, printed beside fa_uop's time sec: fa_uop's row with the peer's time and no fa_uop-only fields"""
+  print(f"{peer:12s} {psec*1e3:9.3f} ms GPU {flops/psec*1e-12:8.2f} TFLOPS | fa_uop is {psec/sec:.2f}x", flush=True)
+  return dict(res, impl=peer, ms=psec * 1e3, tflops=flops / psec * 1e-12,
+              **{k: None for k in ("compile_s", "ok", "config", "wall_ms", "host_ms") if k in res})
+
 def measure_bwd(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, causal:bool, dtype_name:str, cnt:int, verify:bool, peers, with_fwd:bool) -> list[dict]:
   """one shape's backward (with_fwd: forward and backward): fa_uop and its peers, as rows (fa_uop's last).
   TFLOPS count 2.5x (3.5x with the forward) the forward's FLOPs, as the FlashAttention papers do."""
@@ -70,9 +76,7 @@ def measure_bwd(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, causal:bool, dtype_
         Tensor.realize(*(out * do).sum().gradient(qt, kt, vt))
       psec, _ = gpu_time(tg, max(1, min(cnt, 3)))  # forward and backward: tinygrad recomputes its forward for the gradient anyway
     else: psec = torch_peer(peer, mode, (B, H, Hkv, N, Nk, D), causal, dtype_name)
-    if psec is None: continue
-    print(f"{peer:12s} {psec*1e3:9.3f} ms GPU {flops/psec*1e-12:8.2f} TFLOPS | fa_uop is {psec/sec:.2f}x", flush=True)
-    rows.append(dict(res, impl=peer, ms=psec * 1e3, tflops=flops / psec * 1e-12, compile_s=None, ok=None, wall_ms=None))
+    if psec is not None: rows.append(peer_row(res, peer, psec, sec, flops))
   if verify:
     G = H // Hkv
     nh = max(G, min(H, (2 << 30) // (N * Nk * 4)) // G * G)   # whole groups of the first batch entry, within 2 GB of scores
@@ -128,9 +132,7 @@ def measure(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, causal:bool, dtype_name
       gqa = dict(enable_gqa=True) if Hkv != H else {}
       psec, _ = gpu_time(lambda: q.scaled_dot_product_attention(k, v, is_causal=causal, **gqa).realize(), max(1, min(cnt, 5)))
     else: psec = torch_peer(peer, "fwd", (B, H, Hkv, N, Nk, D), causal, dtype_name)
-    if psec is None: continue
-    print(f"{peer:12s} {psec*1e3:9.3f} ms GPU {flops/psec*1e-12:8.2f} TFLOPS | fa_uop is {psec/sec:.2f}x", flush=True)
-    rows.append(dict(res, impl=peer, ms=psec * 1e3, tflops=flops / psec * 1e-12, compile_s=None, ok=None, config=None, wall_ms=None, host_ms=None))
+    if psec is not None: rows.append(peer_row(res, peer, psec, sec, flops))
   if verify:
     # the float32 reference holds the N×Nk scores: check as many heads of the first batch entry as fit in 4 GB
     nh = max(1, min(H, (4 << 30) // (N * Nk * 4)))
