@@ -10,7 +10,7 @@ from fa_uop.config import BwdConfig
 from fa_uop.forward import LOG2E, kv_plan
 from fa_uop.target import Target
 from fa_uop.tiles import (Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, col_coords,
-                          lane_rows, lane_cols, load_vec, mma, a_operand)
+                          lane_rows, lane_cols, load_vec, mma, a_operand, rows_at)
 
 def _info(name:str, flops:int, nbytes:int) -> KernelInfo:
   # stated so tinygrad does not derive it symbolically over data-dependent loop bounds (see forward)
@@ -42,7 +42,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
 
   k_s, v_s = smem(blk, BK, D, k.dtype), smem(blk, BK, D, k.dtype)
   q_s, do_s = smem(blk, BQ, D, q.dtype), smem(blk, BQ, D, q.dtype)
-  kv_copy = UOp.group(copy_tile(blk, k_s, kg, kv_base, D, Nk - n0), copy_tile(blk, v_s, vg, kv_base, D, Nk - n0, variant=1))
+  kv_copy = UOp.group(copy_tile(blk, k_s, kg, rows_at(kv_base, D), Nk - n0), copy_tile(blk, v_s, vg, rows_at(kv_base, D), Nk - n0, variant=1))
 
   dk_acc, dv_acc = acc_tile(blk, WR // M, D // N), acc_tile(blk, WR // M, D // N)
   init = UOp.group(dk_acc.store(dk_acc.const_like(0)), dv_acc.store(dv_acc.const_like(0)))
@@ -70,8 +70,8 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     h = hk * G + g
     i0 = tile * BQ
     q_base = ((b * H + h) * Nq + i0) * D
-    qc = copy_tile(blk, q_s.after(it, *after), qg, q_base, D, Nq - i0, variant=variant)
-    dc = copy_tile(blk, do_s.after(it, *after), dog, q_base, D, Nq - i0, variant=variant + 1)
+    qc = copy_tile(blk, q_s.after(it, *after), qg, rows_at(q_base, D), Nq - i0, variant=variant)
+    dc = copy_tile(blk, do_s.after(it, *after), dog, rows_at(q_base, D), Nq - i0, variant=variant + 1)
     qt, dot = wait_tile(blk, q_s, qc, dc, kv_copy), wait_tile(blk, do_s, qc, dc, kv_copy)
     kt, vt = wait_tile(blk, k_s, kv_copy), wait_tile(blk, v_s, kv_copy)
     # per column (query) statistics: log2-domain logsumexp (+inf past Nq) and delta
@@ -149,14 +149,14 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *, tar
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
   kg, vg = flat(k), flat(v)
   rows0 = blk.warp * WM
-  n_full, n_end = kv_plan(m0, BM, BN, Nk, causal)
+  n_full, n_end = kv_plan(m0, m0 + BM - 1, BN, Nk, causal)
   tile_base = lambda p: kv_base + (n_end - 1 - p) * BN * D
   tile_rows = lambda p: Nk - (n_end - 1 - p) * BN
 
   # Q and dO fragments to registers once; the rows' log2-domain logsumexp and delta too
   q_s, do_s = smem(blk, BM, D, q.dtype), smem(blk, BM, D, q.dtype)
   k_s, v_s = smem(blk, BN, D, k.dtype), smem(blk, BN, D, k.dtype)
-  qc, dc = copy_tile(blk, q_s, flat(q), q_base, D, Nq - m0), copy_tile(blk, do_s, flat(do), q_base, D, Nq - m0, variant=1)
+  qc, dc = copy_tile(blk, q_s, flat(q), rows_at(q_base, D), Nq - m0), copy_tile(blk, do_s, flat(do), rows_at(q_base, D), Nq - m0, variant=1)
   q_s, do_s = wait_tile(blk, q_s, qc, dc), wait_tile(blk, do_s, qc, dc)
   frags = []
   for t in (q_s, do_s):
@@ -177,8 +177,8 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *, tar
     p = p0 + it
     nt0 = (n_end - 1 - p) * BN
     ok_rows = tile_rows(p) if masked else None
-    kc = copy_tile(blk, k_s.after(it, *after), kg, tile_base(p), D, ok_rows, variant=variant)
-    vc = copy_tile(blk, v_s.after(it, *after), vg, tile_base(p), D, ok_rows, variant=variant + 1)
+    kc = copy_tile(blk, k_s.after(it, *after), kg, rows_at(tile_base(p), D), ok_rows, variant=variant)
+    vc = copy_tile(blk, v_s.after(it, *after), vg, rows_at(tile_base(p), D), ok_rows, variant=variant + 1)
     kt, vt = wait_tile(blk, k_s, kc, vc), wait_tile(blk, v_s, kc, vc)
     s = acc_tile(blk, WM // M, BN // N)
     s = s.after(s.after(kt.buf).store(s.const_like(0)))

@@ -1,54 +1,50 @@
-"""The forward kernel: FlashAttention-2 with an online softmax over KV tiles, one block per BLOCK_M query rows of one head."""
+"""The forward kernel: FlashAttention-2 with an online softmax over KV tiles. `attend` is the loop one block runs over its query
+rows, `store_rows` its epilogue; flash_fwd lays them over (batch, head, query block), the decoding kernel (fa_uop.decode) over
+the query heads of a GQA group packed into one tile and the splits of a KV cache."""
 from __future__ import annotations
 import math
+from typing import Callable
 from tinygrad import UOp
 from tinygrad.renderer import Estimates
 from tinygrad.uop.ops import AxisType, KernelInfo, Ops
 from fa_uop.config import FwdConfig
 from fa_uop.target import Target
 from fa_uop.tiles import (Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords,
-                          mma, a_operand, lane_reduce)
+                          mma, a_operand, lane_reduce, rows_at)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
 
-def kv_plan(m0:UOp, BM:int, BN:int, Nk:int, causal:bool) -> tuple[UOp|int, UOp|int]:
-  """(n_full, n_end) for the block of query rows m0..m0+BM: KV tiles n_full..n_end-1 need a mask, 0..n_full-1 none, and the
-  tiles past n_end (above a causal diagonal) are never visited. Visited from the last to the first, as FlashAttention-2 does,
-  so the masked ones (the Nk tail and the ones the diagonal crosses) come first: position p holds tile n_end-1-p."""
-  n_tiles = math.ceil(Nk / BN)
-  if not causal: return Nk // BN, n_tiles
-  n_end = ((m0 + BM - 1) // BN + 1).minimum(n_tiles)
-  n_full = ((m0 + 1) // BN).minimum(Nk // BN).minimum(n_end - 1)  # a causal block masks at least its last tile
+def kv_plan(first:UOp|int, last:UOp|int, BN:int, nk:UOp|int, causal:bool) -> tuple[UOp|int, UOp|int]:
+  """(n_full, n_end) for a block whose query rows sit at positions first..last against nk keys: KV tiles n_full..n_end-1 need a
+  mask, 0..n_full-1 none, and the tiles past n_end (above a causal diagonal) are never visited. Visited from the last to the
+  first, as FlashAttention-2 does, so the masked ones (the key tail and the ones the diagonal crosses) come first."""
+  n_tiles = (nk + BN - 1) // BN
+  if not causal: return nk // BN, n_tiles
+  n_end = (last // BN + 1).minimum(n_tiles)
+  n_full = ((first + 1) // BN).minimum(nk // BN).minimum(n_end - 1).maximum(0)  # a causal block masks at least its last tile
   # the emulator runs a loop of at most one trip inline with the code around it: fold such an unmasked stage into the masked one
   return (0 if n_full.vmax <= 1 else n_full), n_end
 
-def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *, target:Target, cfg:FwdConfig, causal:bool=False, scale:float|None=None) -> UOp:
-  """Build the forward kernel's sink for Tensor.custom_kernel(q, k, v, o, lse, fxn=...).
-  q: (B, H, Nq, D); k, v: (B, Hkv, Nk, D), H a multiple of Hkv; fp16 or bf16. o: (B, H, Nq, D) out in q's dtype.
-  lse: (B, H, Nq) float32 out, the natural-log row logsumexp, or None. causal masks key j > query i (top-left aligned)."""
-  B, H, Nq, D = q.shape
-  Hkv, Nk = k.shape[1], k.shape[2]
-  cfg.check(target, D)
-  BM, BN, W = cfg.block_m, cfg.block_n, cfg.warps
+def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp], UOp], nq:UOp|int, tile_rows:Callable[[UOp], Callable[[UOp], UOp]],
+           nk:UOp|int, keep:Callable[[UOp, UOp], UOp], hi:UOp|int, stages:list[tuple[UOp|int, UOp|int, bool]], c:float) -> tuple[UOp, UOp, UOp]:
+  """FlashAttention-2's loop for one block: its BLOCK_M query rows (row r at q_rows(r) of q, the first nq of them real) against
+  KV tiles hi-1, hi-2, ..., as many as the stages' counts: (position of the stage's first tile, tile count, masked). tile_rows(n0)
+  gives where row r of the tile from key n0 lives in k and v; nk keys are real; in a masked tile a block row sees a key where
+  keep(row, key). The scores are scaled by c (log2 domain). Returns the output accumulator, row max and this lane's row sums."""
+  target = blk.target
+  D = q.shape[-1]
+  BM, BN = cfg.block_m, cfg.block_n
   M, N, K = target.mma
-  WM = BM // W                          # query rows per warp
-  c = (1 / math.sqrt(D) if scale is None else scale) * LOG2E  # softmax in base 2: exp(s·scale) = exp2(s·c)
-
-  b, h = UOp.range(B, 0, AxisType.GLOBAL), UOp.range(H, 1, AxisType.GLOBAL)
-  mb = UOp.range(math.ceil(Nq / BM), 2, AxisType.GLOBAL)
-  blk = Block(target, W)
-  m0 = mb * BM
-  q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
+  WM = BM // blk.warps                  # query rows per warp
   qg, kg, vg = flat(q), flat(k), flat(v)
-
-  n_full, n_end = kv_plan(m0, BM, BN, Nk, causal)
-  tile_base = lambda p: kv_base + (n_end - 1 - p) * BN * D
-  tile_rows = lambda p: Nk - (n_end - 1 - p) * BN            # rows of tile p inside Nk (≥ BN but for the tail tile)
+  total = sum(count for _, count, _ in stages)
+  n0_of = lambda p: (hi - 1 - p) * BN   # first key of the tile at position p
+  tile = lambda p: tile_rows(n0_of(p))
 
   # prologue: Q and the first K tile in flight together; Q's fragments go to registers for the whole KV loop
   q_s, k_s, v_s = smem(blk, BM, D, q.dtype), smem(blk, BN, D, q.dtype), smem(blk, BN, D, q.dtype)
-  first_k = copy_tile(blk, k_s, kg, tile_base(0), D, tile_rows(0), variant=1)
-  q_s = wait_tile(blk, q_s, copy_tile(blk, q_s, qg, q_base, D, Nq - m0), first_k)
+  first_k = copy_tile(blk, k_s, kg, tile(0), nk - n0_of(0), variant=1)
+  q_s = wait_tile(blk, q_s, copy_tile(blk, q_s, qg, q_rows, nq), first_k)
   q_frag = blk.reg((WM // M, D // K, target.a.nelems), q.dtype)
   qm, qk = blk.range(WM // M), blk.range(D // K)
   q_frag = q_frag.after(q_frag[qm, qk].store(frag_a(blk, q_s, blk.warp * WM + qm * M, qk * K)).end(qm, qk))
@@ -65,20 +61,18 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *, target:Target, c
     runs. Returns the END of the loop."""
     acc, row_max, row_sum = acc.after(it), row_max.after(it), row_sum.after(it)  # read the carried state anew each iteration
     p = p0 + it
-    n0 = (n_end - 1 - p) * BN
+    n0 = n0_of(p)
     kt = wait_tile(blk, k_s, it, *after)
-    vc = copy_tile(blk, v_s.after(kt.buf), vg, tile_base(p), D, tile_rows(p) if masked else None, variant=variant)
+    vc = copy_tile(blk, v_s.after(kt.buf), vg, tile(p), nk - n0 if masked else None, variant=variant)
     # S = Q·Kᵀ, scaled into the log2 domain; V's copy is issued first so it overlaps this
     s = acc_tile(blk, WM // M, BN // N)
     s = s.after(s.after(vc).store(s.const_like(0)))
     s = s.after(mma(blk, s, lambda m, kk: q_frag[m, kk], lambda n0, kk: frags_b(blk, kt, n0, kk * K), D // K))
     mi, ni, e = blk.range(WM // M), blk.range(BN // N), blk.range(target.c.nelems)
     val = s[mi, ni, e] * c
-    if masked:  # only the tail tile and the diagonal's tiles pay for the mask
+    if masked:  # only the tiles at the key tail and on a causal diagonal pay for the mask
       r, col = tile_coords(blk, mi, ni, e)
-      keep = (n0 + col) < Nk
-      if causal: keep = keep & ((n0 + col) <= (m0 + blk.warp * WM + r))
-      val = keep.where(val, -math.inf)
+      val = keep(blk.warp * WM + r, n0 + col).where(val, -math.inf)
     s = s.after(s[mi, ni, e].store(val).end(mi, ni, e))
     s_rows = rows_view(blk, s)
     # online softmax: new row max, rescale what was accumulated so far, P = exp2(S - max)
@@ -96,7 +90,7 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *, target:Target, c
     acc = acc.after(upd)
     # V_p must have landed, and every warp be done reading K_p before K_{p+1} overwrites it
     vt = wait_tile(blk, v_s.after(vc), s_done)
-    kc = copy_tile(blk, k_s.after(vt.buf), kg, tile_base(p + 1), D, (p + 1 < n_end).where(BN, 0), variant=variant + 1)
+    kc = copy_tile(blk, k_s.after(vt.buf), kg, tile(p + 1), (p + 1 < total).where(BN, 0), variant=variant + 1)
     acc = acc.after(kc)
     # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout)
     return mma(blk, acc, a_operand(blk, s, blk.warp * WM, v.dtype), lambda n0, kk: frags_b(blk, vt, n0, kk * K, trans=True), BN // K).end(it)
@@ -104,23 +98,54 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *, target:Target, c
   # the state after each stage hangs off the state before both: the emulator skips a zero-trip loop's body, and an AFTER first
   # used inside one would never be evaluated. A stage that can never run is not built.
   state, dones = (acc, row_max, row_sum), []
-  for p0, count, masked in ((0, n_end - n_full, True), (n_end - n_full, n_full, False)):
+  for p0, count, masked in stages:
     if (count if isinstance(count, int) else count.vmax) <= 0: continue
     # the barrier keeps the next stage's copies behind this stage's last reads (tinygrad adds one only at a loop's back edge)
     dones.append(kv_step(blk.range(count, AxisType.REDUCE), p0, *[x.after(*dones) for x in state], masked=masked, after=(first_k, *dones),
                          variant=2 + 2 * len(dones)).barrier())
   acc, row_max, row_sum = [x.after(*dones) for x in state]
+  return acc, row_max, lane_reduce(blk, row_sum, Ops.ADD)
 
-  # epilogue: the full row sum, normalise, store O (and the logsumexp) for rows inside Nq
-  row_sum = lane_reduce(blk, row_sum, Ops.ADD)
+def store_rows(blk:Block, cfg:FwdConfig, acc:UOp, row_max:UOp, row_sum:UOp, o:UOp, o_row:Callable[[UOp], UOp], lse:UOp|None,
+               lse_row:Callable[[UOp], UOp], nq:UOp|int) -> list[UOp]:
+  """attend's epilogue: normalise and store block row r's output at o_row(r) (+ column) and its natural-log logsumexp at
+  lse_row(r), for the first nq rows. A row that saw no key gets output 0 and logsumexp -inf."""
+  M, N, _ = blk.target.mma
+  WM, D = cfg.block_m // blk.warps, acc.shape[1] * N
   a_rows = rows_view(blk, acc)
-  acc = acc.after(a_rows.store(a_rows * (1 / row_sum).reshape(nrows, 1).expand(a_rows.shape)))
-  mi, di, e = blk.range(WM // M), blk.range(D // N), blk.range(target.c.nelems)
+  nrows = a_rows.shape[0]
+  inv = row_sum.eq(0).where(0.0, 1 / row_sum)
+  acc = acc.after(a_rows.store(a_rows * inv.reshape(nrows, 1).expand(a_rows.shape)))
+  mi, di, e = blk.range(WM // M), blk.range(D // N), blk.range(blk.target.c.nelems)
   r, col = tile_coords(blk, mi, di, e)
-  stores = [flat(o).index((q_base + (blk.warp * WM + r) * D + col).valid(m0 + blk.warp * WM + r < Nq)).store(acc[mi, di, e].cast(o.dtype)).end(mi, di, e)]
+  row = blk.warp * WM + r
+  stores = [flat(o).index((o_row(row) + col).valid(row < nq)).store(acc[mi, di, e].cast(o.dtype)).end(mi, di, e)]
   if lse is not None:  # the lanes that share a row write the same value to it
-    stores += [flat(lse).index(((b * H + h) * Nq + row).valid(row < Nq)).store((row_max[i] + row_sum[i].log2()) * LN2)
-               for i, row in enumerate(m0 + blk.warp * WM + r for r in row_coords(blk, nrows))]
+    stores += [flat(lse).index(lse_row(row).valid(row < nq)).store((row_max[i] + row_sum[i].log2()) * LN2)
+               for i, row in enumerate(blk.warp * WM + r for r in row_coords(blk, nrows))]
+  return stores
+
+def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *, target:Target, cfg:FwdConfig, causal:bool=False, scale:float|None=None) -> UOp:
+  """Build the forward kernel's sink for Tensor.custom_kernel(q, k, v, o, lse, fxn=...).
+  q: (B, H, Nq, D); k, v: (B, Hkv, Nk, D), H a multiple of Hkv; fp16 or bf16. o: (B, H, Nq, D) out in q's dtype.
+  lse: (B, H, Nq) float32 out, the natural-log row logsumexp, or None. causal masks key j > query i (top-left aligned).
+  One block per BLOCK_M query rows of one head."""
+  B, H, Nq, D = q.shape
+  Hkv, Nk = k.shape[1], k.shape[2]
+  cfg.check(target, D)
+  BM, BN = cfg.block_m, cfg.block_n
+  c = (1 / math.sqrt(D) if scale is None else scale) * LOG2E  # softmax in base 2: exp(s·scale) = exp2(s·c)
+
+  b, h = UOp.range(B, 0, AxisType.GLOBAL), UOp.range(H, 1, AxisType.GLOBAL)
+  mb = UOp.range(math.ceil(Nq / BM), 2, AxisType.GLOBAL)
+  blk = Block(target, cfg.warps)
+  m0 = mb * BM
+  q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
+  n_full, n_end = kv_plan(m0, m0 + BM - 1, BN, Nk, causal)
+  keep = lambda row, key: (key < Nk) & (key <= m0 + row) if causal else key < Nk
+  acc, row_max, row_sum = attend(blk, cfg, q, k, v, rows_at(q_base, D), Nq - m0, lambda n0: rows_at(kv_base + n0 * D, D), Nk, keep,
+                                 n_end, [(0, n_end - n_full, True), (n_end - n_full, n_full, False)], c)
+  stores = store_rows(blk, cfg, acc, row_max, row_sum, o, lambda r: q_base + r * D, lse, lambda r: (b * H + h) * Nq + m0 + r, Nq - m0)
   # The cost is stated, and the sink tagged as already optimized so tinygrad keeps it: derived symbolically over the
   # data-dependent loop bounds it is a graph deep enough to overflow Python's recursion when printed into the program's key.
   cost = Estimates(ops=4 * B * H * Nq * Nk * D // (2 if causal else 1), mem=(2 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize)

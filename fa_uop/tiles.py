@@ -60,9 +60,13 @@ def smem(blk:Block, rows:int, cols:int, dtype:DType) -> Smem:
 
 # *** global -> LDS ***
 
-def copy_tile(blk:Block, dst:Smem, src:UOp, base:UOp, row_stride:int, rows_valid:UOp|int|None=None, variant:int=0) -> UOp:
-  """Start copying rows of a flat global buffer (row r at base + r*row_stride) into dst, 16 bytes per thread and step. Rows at or
-  past rows_valid read nothing and arrive as zeros. Returns the copy; wait_tile makes its result visible to every thread.
+def rows_at(base:UOp, stride:int) -> Callable[[UOp], UOp]:
+  """rows of a matrix stored densely: row r starts at base + r*stride"""
+  return lambda r: base + r * stride
+
+def copy_tile(blk:Block, dst:Smem, src:UOp, row:Callable[[UOp], UOp], rows_valid:UOp|int|None=None, variant:int=0) -> UOp:
+  """Start copying rows of a flat global buffer (row r of the tile starting at element row(r), e.g. rows_at(base, D), or a
+  paged cache's lookup) into dst, 16 bytes per thread and step. Rows at or past rows_valid read nothing and arrive as zeros. Returns the copy; wait_tile makes its result visible to every thread.
   Fast path: the target's async copy. Twin: loads and LDS stores, which tinygrad merges across the whole kernel when two copies
   spell the same LDS address, so each copy into one tile passes its own variant (the threads are walked in another order)."""
   chunks = dst.rows * dst.cols // 8
@@ -74,7 +78,7 @@ def copy_tile(blk:Block, dst:Smem, src:UOp, base:UOp, row_stride:int, rows_valid
   active = chunk < chunks if chunks % blk.threads or (fast and steps < 2) else None
   r, c = chunk // (dst.cols // 8), chunk % (dst.cols // 8) * 8
   ok = None if rows_valid is None or (isinstance(rows_valid, int) and rows_valid >= dst.rows) else r < rows_valid
-  g = base + r * row_stride + c
+  g = row(r) + c
   if fast: return blk.target.copy16(dst.at(r, c), src.index(g if ok is None else ok.where(g, 0)), ok, active).end(it)
   v = blk.range(8, AxisType.UPCAST)
   if active is None: return dst.at(r, c + v).store(src.index((g + v) if ok is None else (g + v).valid(ok))).end(it, v)
