@@ -4,28 +4,30 @@ import functools, math
 from tinygrad import Tensor, UOp, dtypes
 from fa_uop import tune
 from fa_uop.backward import flash_bwd_dkdv, flash_bwd_dq
-from fa_uop.config import BwdConfig, FwdConfig, default_bwd_configs
+from fa_uop.config import BwdConfig, FwdConfig, default_bwd_configs, default_decode_config, decode_splits
+from fa_uop.decode import flash_decode, flash_combine
 from fa_uop.forward import flash_fwd
-from fa_uop.target import Target, target_for
+from fa_uop.target import Target, target_for, multiprocessors
 
 HEAD_DIMS = (16, 32, 48, 64, 80, 96, 112, 128)
 
-def _check(q, k, v, causal, scale) -> Target:
-  for name, t in (("q", q), ("k", k), ("v", v)):
+def _check(q, k, v, causal, scale, kn:str="k", vn:str="v", batch:bool=True) -> Target:
+  """the checks every entry point shares, k and v named kn and vn in the messages; batch: k's batch must be q's"""
+  for name, t in (("q", q), (kn, k), (vn, v)):
     if not isinstance(t, Tensor): raise TypeError(f"{name} must be a tinygrad Tensor, got {type(t).__name__}")
-    if t.ndim != 4: raise ValueError(f"{name} must have rank 4, (B, H, N, D) for q and (B, Hkv, N, D) for k and v; got shape {t.shape}")
+    if t.ndim != 4: raise ValueError(f"{name} must have rank 4, (B, H, N, D) for q and (B, Hkv, N, D) for {kn} and {vn}; got shape {t.shape}")
     if t.dtype not in (dtypes.half, dtypes.bfloat16): raise TypeError(f"{name} must be float16 or bfloat16, got {t.dtype}")
-  if not q.dtype == k.dtype == v.dtype: raise TypeError(f"q, k and v must share a dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
-  if not q.device == k.device == v.device: raise ValueError(f"q, k and v must be on one device, got {q.device}, {k.device}, {v.device}")
+  if not q.dtype == k.dtype == v.dtype: raise TypeError(f"q, {kn} and {vn} must share a dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
+  if not q.device == k.device == v.device: raise ValueError(f"q, {kn} and {vn} must be on one device, got {q.device}, {k.device}, {v.device}")
   if not isinstance(causal, bool): raise TypeError(f"causal must be a bool, got {type(causal).__name__}")
   if scale is not None and (not isinstance(scale, (int, float)) or isinstance(scale, bool) or not math.isfinite(scale)):
     raise TypeError(f"scale must be a finite float or None, got {scale!r}")
   (B, H, Nq, D), (Bk, Hkv, Nk, Dk) = q.shape, k.shape
-  if v.shape != k.shape: raise ValueError(f"v must have k's shape {k.shape}, got {v.shape}")
-  if Bk != B: raise ValueError(f"k has batch {Bk}, q has batch {B}")
-  if Dk != D: raise ValueError(f"k has head dim {Dk}, q has head dim {D}")
-  if Hkv < 1 or H % Hkv: raise ValueError(f"q's heads H={H} must be a multiple of k's and v's heads Hkv={Hkv}")
-  if min(B, H, Nq, Nk) < 1: raise ValueError(f"empty attention: q {q.shape}, k {k.shape}")
+  if v.shape != k.shape: raise ValueError(f"{vn} must have {kn}'s shape {k.shape}, got {v.shape}")
+  if batch and Bk != B: raise ValueError(f"{kn} has batch {Bk}, q has batch {B}")
+  if Dk != D: raise ValueError(f"{kn} has head dim {Dk}, q has head dim {D}")
+  if Hkv < 1 or H % Hkv: raise ValueError(f"q's heads H={H} must be a multiple of {kn}'s and {vn}'s heads Hkv={Hkv}")
+  if min(B, H, Nq, Nk, Bk) < 1: raise ValueError(f"empty attention: q {q.shape}, {kn} {k.shape}")
   if D not in HEAD_DIMS: raise ValueError(f"head dim D={D} is not supported; supported: {HEAD_DIMS}")
   return target_for(q.device if isinstance(q.device, str) else q.device[0])
 
@@ -103,4 +105,73 @@ def flash_attention(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float
     run = functools.partial(lambda cfg, q_, k_, v_: _run_fwd(cfg, q_, k_, v_, target, causal, scale)[0].realize())
     config = tune.fwd_config(target, q.device, q.shape, k.shape[2], k.shape[1], q.dtype, causal, scale, run)
   o, lse = _run_fwd(config, q, k, v, target, causal, scale)
+  return (o, lse) if return_lse else o
+
+def _int_tensor(name:str, x, shape:tuple[int, ...], device) -> Tensor:
+  if not isinstance(x, Tensor): raise TypeError(f"{name} must be a tinygrad Tensor of integers, got {type(x).__name__}")
+  if not dtypes.is_int(x.dtype): raise TypeError(f"{name} must be an integer Tensor, got {x.dtype}")
+  if x.shape != shape: raise ValueError(f"{name} must have shape {shape}, got {x.shape}")
+  if x.device != device: raise ValueError(f"{name} must be on q's device {device}, got {x.device}")
+  return (x if x.dtype == dtypes.int32 else x.cast(dtypes.int32)).contiguous()
+
+@functools.cache
+def _decode_builders(target:Target, cfg:FwdConfig, causal:bool, scale:float|None, paged:bool):
+  """the decoding kernel's builder for custom_kernel (placeholders q, k, v, seqlens, [table,] o, lse) and the combine's, each
+  caching its sink by the placeholders, as _fwd_builder does"""
+  def decode(q, k, v, seqlens, *rest):
+    table, (o, lse) = (rest[0], rest[1:]) if paged else (None, rest)
+    return flash_decode(q, k, v, seqlens, table, o, lse, target=target, cfg=cfg, causal=causal, scale=scale)
+  return functools.cache(decode), functools.cache(flash_combine)
+
+def flash_attention_with_kvcache(q:Tensor, k_cache:Tensor, v_cache:Tensor, cache_seqlens:Tensor, block_table:Tensor|None=None,
+                                 causal:bool=False, scale:float|None=None, return_lse:bool=False, num_splits:int=0,
+                                 config:FwdConfig|None=None) -> Tensor|tuple[Tensor, Tensor]:
+  """Attention of a few new queries per sequence against a KV cache (decoding), read at memory bandwidth.
+
+  q: (B, H, Nq, D), any Nq >= 1 (1 to decode, a few for speculative decoding, more for chunked prefill), float16 or bfloat16.
+  k_cache, v_cache: (B, Hkv, Nmax, D), H a multiple of Hkv (GQA/MQA as in flash_attention), in q's dtype; or with block_table a
+  paged pool (num_pages, Hkv, page_size, D), page_size a multiple of 16, where block_table (B, max_pages) lists the pages of each
+  sequence in order. The caches are read where they are: pass realized, contiguous buffers (a view would be copied).
+  cache_seqlens: (B,) integer Tensor, the valid keys of each sequence; keys at or past it are ignored. The lengths and the block
+  table are read by the kernel at run time, so new values compile nothing. Out-of-range values are clamped, never read past:
+  a length to [0, Nmax] (paged: [0, max_pages·page_size]), a block-table entry to [0, num_pages-1]. A sequence of length 0
+  (or, causal, a query before the first key) gets output 0 and logsumexp -inf.
+  causal: bottom-right aligned, as FlashAttention and serving systems do: query i sits at position cache_seqlens[b] - Nq + i
+  and sees the keys up to it (the caller has written the new tokens' K and V into the cache first).
+  Returns o (B, H, Nq, D) in q's dtype and, with return_lse, the natural-log logsumexp (B, H, Nq) float32.
+  The query heads of a GQA group are packed into one tile, so K and V are read once per KV head. Split-KV: num_splits=0 picks
+  the split count from the shape and the GPU's multiprocessor count (fa_uop.config.decode_splits), 1 turns it off, n > 1 forces
+  n splits (at most one per KV tile); the splits' partial results are merged by a small combine kernel. The result does not
+  depend on the split count beyond float rounding. config fixes the tile (default fa_uop.config.default_decode_config)."""
+  paged = block_table is not None
+  target = _check(q, k_cache, v_cache, causal, scale, "k_cache", "v_cache", batch=not paged)
+  B, H, Nq, D = q.shape
+  Hkv, P = k_cache.shape[1], k_cache.shape[2]
+  seqlens = _int_tensor("cache_seqlens", cache_seqlens, (B,), q.device)
+  if paged:
+    if not isinstance(block_table, Tensor) or block_table.ndim != 2:
+      raise TypeError(f"block_table must be a (B, max_pages) integer Tensor or None, got {getattr(block_table, 'shape', type(block_table).__name__)}")
+    table = _int_tensor("block_table", block_table, (B, block_table.shape[1]), q.device)
+    if P % 16: raise ValueError(f"the paged cache's page_size (k_cache.shape[2]) must be a multiple of 16, got {P}")
+    if block_table.shape[1] < 1: raise ValueError("block_table must list at least one page per sequence")
+  if not isinstance(num_splits, int) or isinstance(num_splits, bool) or num_splits < 0:
+    raise ValueError(f"num_splits must be an int >= 0 (0: automatic), got {num_splits!r}")
+  if config is not None and not isinstance(config, FwdConfig): raise TypeError(f"config must be a FwdConfig, got {type(config).__name__}")
+  cfg = config or default_decode_config(target, D, H // Hkv * Nq)
+  cfg.check(target, D)
+  cap = P * block_table.shape[1] if paged else P
+  n_tiles = math.ceil(cap / cfg.block_n)
+  blocks = B * Hkv * math.ceil(H // Hkv * Nq / cfg.block_m)
+  splits = min(num_splits or decode_splits(blocks, n_tiles, multiprocessors(q.device, target)), n_tiles)
+  decode, combine = _decode_builders(target, cfg, causal, scale, paged)
+  ins = (q.contiguous(), k_cache.contiguous(), v_cache.contiguous(), seqlens, *((table,) if paged else ()))
+  if splits == 1:
+    o, lse = Tensor.empty(B, H, Nq, D, dtype=q.dtype, device=q.device), Tensor.empty(B, H, Nq, dtype=dtypes.float32, device=q.device)
+    o, lse = Tensor.custom_kernel(*ins, o, lse, fxn=decode)[-2:]
+  else:
+    o_part = Tensor.empty(B, H, Nq, splits, D, dtype=dtypes.float32, device=q.device)
+    lse_part = Tensor.empty(B, H, Nq, splits, dtype=dtypes.float32, device=q.device)
+    o_part, lse_part = Tensor.custom_kernel(*ins, o_part, lse_part, fxn=decode)[-2:]
+    o, lse = Tensor.empty(B, H, Nq, D, dtype=q.dtype, device=q.device), Tensor.empty(B, H, Nq, dtype=dtypes.float32, device=q.device)
+    o, lse = Tensor.custom_kernel(o_part, lse_part, o, lse, fxn=combine)[2:]
   return (o, lse) if return_lse else o

@@ -1,6 +1,7 @@
 """Tile configurations are data: a kernel is built from one; each target has candidates, a deterministic default per shape class,
 and the tuner (fa_uop.tune) picks among the candidates by timing them."""
 from __future__ import annotations
+import math
 from dataclasses import dataclass
 from fa_uop.target import Target
 
@@ -57,3 +58,20 @@ def default_fwd_config(target:Target, d:int, causal:bool=False) -> FwdConfig:
   where 64x64x4 did; on RDNA3 (64 KB of LDS, P through LDS) 64x32x4 fits every head dim."""
   if target.mma_device == "CUDA" and d == 128 and not causal: return FwdConfig(64, 64, 4)
   return FwdConfig(64, 32, 4)
+
+def default_decode_config(target:Target, d:int, rows:int) -> FwdConfig:
+  """the decoding kernel's tile for `rows` packed query rows (query heads of a GQA group × new queries): as few MMA row tiles
+  as hold them, one warp each up to 4, and 64-key tiles"""
+  M = target.mma[0]
+  warps = min(4, 1 << max(0, math.ceil(math.log2(math.ceil(rows / M)))))
+  return FwdConfig(warps * M, 64, warps)
+
+# split-KV: enough blocks for DECODE_WAVES per multiprocessor, each split at least DECODE_MIN_TILES KV tiles long
+DECODE_WAVES, DECODE_MIN_TILES, DECODE_MAX_SPLITS = 2, 4, 128
+
+def decode_splits(blocks:int, n_tiles:int, multiprocessors:int) -> int:
+  """How many splits of the KV cache the decoding kernel runs for `blocks` blocks (batch · KV heads · row blocks) over caches of
+  up to n_tiles KV tiles: none where the blocks alone fill the GPU DECODE_WAVES times, else enough to, keeping each split at
+  least DECODE_MIN_TILES tiles long and at most DECODE_MAX_SPLITS of them."""
+  want = math.ceil(DECODE_WAVES * multiprocessors / blocks)
+  return max(1, min(want, n_tiles // DECODE_MIN_TILES, DECODE_MAX_SPLITS))

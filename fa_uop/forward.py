@@ -26,24 +26,31 @@ def kv_plan(first:UOp|int, last:UOp|int, BN:int, nk:UOp|int, causal:bool) -> tup
   return (0 if n_full.vmax <= 1 else n_full), n_end
 
 def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp], UOp], nq:UOp|int, tile_rows:Callable[[UOp], Callable[[UOp], UOp]],
-           nk:UOp|int, keep:Callable[[UOp, UOp], UOp], hi:UOp|int, stages:list[tuple[UOp|int, UOp|int, bool]], c:float) -> tuple[UOp, UOp, UOp]:
+           nk:UOp|int, keep:Callable[[UOp, UOp], UOp], tiles:tuple[UOp|int, UOp|int|None, UOp|int], c:float) -> tuple[UOp, UOp, UOp]:
   """FlashAttention-2's loop for one block: its BLOCK_M query rows (row r at q_rows(r) of q, the first nq of them real) against
-  KV tiles hi-1, hi-2, ..., as many as the stages' counts: (position of the stage's first tile, tile count, masked). tile_rows(n0)
-  gives where row r of the tile from key n0 lives in k and v; nk keys are real; in a masked tile a block row sees a key where
-  keep(row, key). The scores are scaled by c (log2 domain). Returns the output accumulator, row max and this lane's row sums."""
+  the KV tiles (lo, n_full, hi) = tiles: lo..hi-1, from the last to the first, those from n_full on masked (all of them where
+  n_full is None: one loop, which may run zero times; the emulator cannot run a second loop after a first that ran none: a
+  barrier tinygrad puts in the second reads the first's loads). tile_rows(n0) gives
+  where row r of the tile from key n0 lives in k and v; nk keys are real; in a masked tile a block row sees a key where
+  keep(row, key). The scores are scaled by c (log2 domain). Returns the output accumulator, row max and the full row sums."""
   target = blk.target
   D = q.shape[-1]
   BM, BN = cfg.block_m, cfg.block_n
   M, N, K = target.mma
   WM = BM // blk.warps                  # query rows per warp
   qg, kg, vg = flat(q), flat(k), flat(v)
-  total = sum(count for _, count, _ in stages)
+  lo, n_full, hi = tiles
+  if n_full is None: n_masked, n_free, total = hi - lo, 0, hi - lo
+  elif isinstance(lo, int) and lo == 0: n_masked, n_free, total = hi - n_full, n_full, hi  # 0 <= n_full <= hi
+  else: n_masked, n_free, total = (hi - lo.maximum(n_full)).maximum(0), (hi.minimum(n_full) - lo).maximum(0), hi - lo
   n0_of = lambda p: (hi - 1 - p) * BN   # first key of the tile at position p
   tile = lambda p: tile_rows(n0_of(p))
 
   # prologue: Q and the first K tile in flight together; Q's fragments go to registers for the whole KV loop
   q_s, k_s, v_s = smem(blk, BM, D, q.dtype), smem(blk, BN, D, q.dtype), smem(blk, BN, D, q.dtype)
-  first_k = copy_tile(blk, k_s, kg, tile(0), nk - n0_of(0), variant=1)
+  # where there may be no tile at all (an empty split), the first one's copy reads nothing
+  first_rows = nk - n0_of(0) if isinstance(total, int) or total.vmin >= 1 else (total > 0).where(nk - n0_of(0), 0)
+  first_k = copy_tile(blk, k_s, kg, tile(0), first_rows, variant=1)
   q_s = wait_tile(blk, q_s, copy_tile(blk, q_s, qg, q_rows, nq), first_k)
   q_frag = blk.reg((WM // M, D // K, target.a.nelems), q.dtype)
   qm, qk = blk.range(WM // M), blk.range(D // K)
@@ -98,7 +105,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   # the state after each stage hangs off the state before both: the emulator skips a zero-trip loop's body, and an AFTER first
   # used inside one would never be evaluated. A stage that can never run is not built.
   state, dones = (acc, row_max, row_sum), []
-  for p0, count, masked in stages:
+  for p0, count, masked in ((0, n_masked, True), (n_masked, n_free, False)):
     if (count if isinstance(count, int) else count.vmax) <= 0: continue
     # the barrier keeps the next stage's copies behind this stage's last reads (tinygrad adds one only at a loop's back edge)
     dones.append(kv_step(blk.range(count, AxisType.REDUCE), p0, *[x.after(*dones) for x in state], masked=masked, after=(first_k, *dones),
@@ -144,7 +151,7 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *, target:Target, c
   n_full, n_end = kv_plan(m0, m0 + BM - 1, BN, Nk, causal)
   keep = lambda row, key: (key < Nk) & (key <= m0 + row) if causal else key < Nk
   acc, row_max, row_sum = attend(blk, cfg, q, k, v, rows_at(q_base, D), Nq - m0, lambda n0: rows_at(kv_base + n0 * D, D), Nk, keep,
-                                 n_end, [(0, n_end - n_full, True), (n_end - n_full, n_full, False)], c)
+                                 (0, n_full, n_end), c)
   stores = store_rows(blk, cfg, acc, row_max, row_sum, o, lambda r: q_base + r * D, lse, lambda r: (b * H + h) * Nq + m0 + r, Nq - m0)
   # The cost is stated, and the sink tagged as already optimized so tinygrad keeps it: derived symbolically over the
   # data-dependent loop bounds it is a graph deep enough to overflow Python's recursion when printed into the program's key.

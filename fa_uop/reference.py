@@ -2,18 +2,37 @@
 from __future__ import annotations
 import numpy as np
 
-def attention_ref(q:np.ndarray, k:np.ndarray, v:np.ndarray, causal:bool=False, scale:float|None=None) -> tuple[np.ndarray, np.ndarray]:
+def attention_ref(q:np.ndarray, k:np.ndarray, v:np.ndarray, causal:bool=False, scale:float|None=None,
+                  keep:np.ndarray|None=None) -> tuple[np.ndarray, np.ndarray]:
   """q: (B, H, Nq, D), k and v: (B, Hkv, Nk, D). Returns the output (B, H, Nq, D) and the natural-log logsumexp (B, H, Nq), float64.
-  GQA: query head h uses KV head h // (H // Hkv). causal masks key j > query i."""
+  GQA: query head h uses KV head h // (H // Hkv). causal masks key j > query i; keep (broadcast to (B, H, Nq, Nk), True keeps)
+  masks more. A row with no key kept gets output 0 and logsumexp -inf."""
   q, k, v = (np.asarray(x, dtype=np.float64) for x in (q, k, v))
   group = q.shape[1] // k.shape[1]
   k, v = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)
   s = q @ k.swapaxes(-1, -2) * (1 / np.sqrt(q.shape[-1]) if scale is None else scale)
   if causal: s = np.where(np.arange(k.shape[2])[None, :] > np.arange(q.shape[2])[:, None], -np.inf, s)
+  if keep is not None: s = np.where(keep, s, -np.inf)
   m = s.max(-1, keepdims=True)
+  m = np.where(np.isfinite(m), m, 0)
   p = np.exp(s - m)
   l = p.sum(-1, keepdims=True)
-  return (p / l) @ v, (m + np.log(l))[..., 0]
+  with np.errstate(divide="ignore", invalid="ignore"):
+    return np.where(l > 0, p / l, 0) @ v, np.where(l[..., 0] > 0, (m + np.log(l))[..., 0], -np.inf)
+
+def kvcache_ref(q:np.ndarray, k_cache:np.ndarray, v_cache:np.ndarray, seqlens:np.ndarray, block_table:np.ndarray|None=None,
+                causal:bool=False, scale:float|None=None) -> tuple[np.ndarray, np.ndarray]:
+  """flash_attention_with_kvcache in float64: the cache (B, Hkv, Nmax, D), or a paged pool (pages, Hkv, P, D) read through
+  block_table (B, max_pages); lengths clamped to the cache; causal bottom-right (query i at position seqlens[b] - Nq + i)"""
+  if block_table is not None:  # gather each sequence's pages into a dense cache
+    pages, P = k_cache.shape[0], k_cache.shape[2]
+    idx = np.clip(block_table, 0, pages - 1)
+    k_cache, v_cache = (c[idx].transpose(0, 2, 1, 3, 4).reshape(idx.shape[0], c.shape[1], -1, c.shape[3]) for c in (k_cache, v_cache))
+  Nq, Nk = q.shape[2], k_cache.shape[2]
+  n = np.clip(seqlens, 0, Nk)[:, None, None, None]
+  key, qi = np.arange(Nk)[None, None, None, :], np.arange(Nq)[None, None, :, None]
+  keep = (key < n) & ((key <= n - Nq + qi) if causal else True)
+  return attention_ref(q, k_cache, v_cache, scale=scale, keep=keep)
 
 def attention_bwd_ref(q:np.ndarray, k:np.ndarray, v:np.ndarray, do:np.ndarray, causal:bool=False, scale:float|None=None,
                       dlse:np.ndarray|None=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -66,6 +66,7 @@ class Target:
   # MMA K-steps unrolled in the graph rather than left as a loop: LLVM 15's AMDGPU instruction selection crashes on a loop-carried
   # WMMA accumulator pair that its optimizer merged into one <16 x float> (the dK/dV kernel at D=128)
   unroll_k: bool = False
+  multiprocessors: int = 1      # SMs or CUs of the family's common part, where the device cannot be asked (the emulator)
   def portable(self) -> Target: return replace(self, shuffle=None, copy16=None, copy_wait=None, ldsm=None, ldsm_addr=None)
 
 def _scalar(u:UOp) -> UOp: return u.load() if u.op is Ops.INDEX else u
@@ -103,7 +104,7 @@ def _cuda_ldsm(addr:UOp, trans:bool, name:str, dtype:DType) -> list[UOp]:
 RDNA3 = Target("gfx1100", "AMD", 32, (16, 16, 16),
   a=Frag((16, 16), 1, lanes=(0,), elems=(1,)), b=Frag((16, 16), 1, lanes=(0,), elems=(1,)),
   c=Frag((8, 2, 16), 2, lanes=(1, 2), elems=(0,)),
-  lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, unroll_k=True)
+  lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, unroll_k=True, multiprocessors=96)
 
 # mma.sync m16n8k16 (PTX ISA "Matrix Fragments for mma.m16n8k16"): groupID = lane//4 picks rows (A, C) or the column (B)
 SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
@@ -111,7 +112,7 @@ SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
   b=Frag((8, 2, 4, 2), 1, lanes=(0, 2), elems=(1, 3)),
   c=Frag((2, 8, 4, 2), 2, lanes=(1, 2), elems=(0, 3)),
   lds_bytes=49152, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_cuda_shfl_xor,
-  copy16=_cuda_copy16, copy_wait=_cuda_wait, ldsm=_cuda_ldsm,
+  copy16=_cuda_copy16, copy_wait=_cuda_wait, ldsm=_cuda_ldsm, multiprocessors=108,
   # one ldmatrix.x4 per A fragment (16x16), per two B fragments from K rows (2 n8 x k16), per two from V rows with .trans
   ldsm_addr={"a": lambda l: (l % 8 + (l // 8 % 2) * 8, l // 16 * 8), "b": lambda l: (l % 8 + l // 16 * 8, l // 8 % 2 * 8),
              "bt": lambda l: (l % 8 + (l // 8 % 2) * 8, l // 16 * 8)})
@@ -125,3 +126,14 @@ def target_for(device:str) -> Target:
   if base is None: raise ValueError(f"device {device!r} (arch {arch!r}) has no fa_uop target: {supported}")
   base = replace(base, arch=arch)
   return base.portable() if device.split(":")[0] == "PYTHON" else base
+
+def multiprocessors(device:str, target:Target) -> int:
+  """how many blocks the device runs side by side at one per multiprocessor: CUDA's SM count, AMD's CU count, else the target's"""
+  dev = Device[device]
+  if device.split(":")[0] == "CUDA":
+    import ctypes
+    from tinygrad.runtime.autogen import cuda
+    n = ctypes.c_int()
+    if cuda.cuDeviceGetAttribute(ctypes.byref(n), cuda.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev.cu_device) == 0: return n.value
+  if device.split(":")[0] == "AMD" and hasattr(dev, "cu_cnt"): return dev.cu_cnt * getattr(dev, "xccs", 1)
+  return target.multiprocessors

@@ -1,7 +1,7 @@
 import numpy as np, pytest
 from tinygrad import Tensor, dtypes
 import fa_uop, fa_uop.api
-from fa_uop import flash_attention, flash_attention_backward, FwdConfig, BwdConfig
+from fa_uop import flash_attention, flash_attention_backward, flash_attention_with_kvcache, FwdConfig, BwdConfig
 from fa_uop.reference import attention_ref
 from conftest import qkv, TOL
 
@@ -9,7 +9,8 @@ from conftest import qkv, TOL
 def no_kernel(monkeypatch):
   """every bad input must be refused before a kernel graph is built"""
   def boom(*a, **kw): raise AssertionError("a kernel was built for bad input")
-  for name in ("flash_fwd", "flash_bwd_dkdv", "flash_bwd_dq"): monkeypatch.setattr(fa_uop.api, name, boom)
+  for name in ("flash_fwd", "flash_bwd_dkdv", "flash_bwd_dq", "flash_decode", "flash_combine"): monkeypatch.setattr(fa_uop.api, name, boom)
+  fa_uop.api._decode_builders.cache_clear()
 
 def t(*shape, dtype=dtypes.half, device="PYTHON"): return Tensor.empty(*shape, dtype=dtype, device=device)
 
@@ -72,3 +73,40 @@ def test_api_matches_reference(emu, rng, causal):
   assert np.abs(o - ref_o).max() <= TOL[dtypes.half]["abs"], f"seed {seed}"
   assert np.abs(lse.numpy() - ref_lse).max() <= TOL[dtypes.half]["lse"], f"seed {seed}"
   assert not isinstance(flash_attention(q, k, v), tuple)
+
+def _kv_args(**over):
+  a = dict(q=t(2, 4, 1, 32), k_cache=t(2, 2, 64, 32), v_cache=t(2, 2, 64, 32), cache_seqlens=t(2, dtype=dtypes.int32))
+  return {**a, **over}
+
+PAGED = dict(k_cache=t(9, 2, 16, 32), v_cache=t(9, 2, 16, 32), block_table=t(2, 4, dtype=dtypes.int32))
+BAD_KV = [
+  (dict(q=t(2, 4, 32)), ValueError, "q must have rank 4"),
+  (dict(k_cache=t(2, 2, 64)), ValueError, "k_cache must have rank 4"),
+  (dict(v_cache=t(2, 2, 64, 32, dtype=dtypes.bfloat16)), TypeError, "q, k_cache and v_cache must share a dtype"),
+  (dict(q=t(2, 4, 1, 32, dtype=dtypes.float32)), TypeError, "q must be float16 or bfloat16"),
+  (dict(v_cache=t(2, 2, 60, 32)), ValueError, "v_cache must have k_cache's shape"),
+  (dict(k_cache=t(3, 2, 64, 32), v_cache=t(3, 2, 64, 32)), ValueError, "k_cache has batch 3"),
+  (dict(q=t(2, 3, 1, 32)), ValueError, "multiple of k_cache's and v_cache's heads"),
+  (dict(q=t(2, 4, 1, 40), k_cache=t(2, 2, 64, 40), v_cache=t(2, 2, 64, 40)), ValueError, "head dim D=40"),
+  (dict(q=t(2, 4, 1, 32, device="CPU")), ValueError, "one device"),
+  (dict(cache_seqlens=np.zeros(2, dtype=np.int32)), TypeError, "cache_seqlens must be a tinygrad Tensor"),
+  (dict(cache_seqlens=t(2)), TypeError, "cache_seqlens must be an integer Tensor"),
+  (dict(cache_seqlens=t(2, 1, dtype=dtypes.int32)), ValueError, "cache_seqlens must have shape"),
+  (dict(cache_seqlens=t(3, dtype=dtypes.int32)), ValueError, "cache_seqlens must have shape"),
+  (dict(cache_seqlens=t(2, dtype=dtypes.int32, device="CPU")), ValueError, "cache_seqlens must be on q's device"),
+  (dict(PAGED, block_table=t(2, 4)), TypeError, "block_table must be an integer Tensor"),
+  (dict(PAGED, block_table=t(3, 4, dtype=dtypes.int32)), ValueError, "block_table must have shape"),
+  (dict(PAGED, block_table=t(8, dtype=dtypes.int32)), TypeError, "block_table must be a \\(B, max_pages\\)"),
+  (dict(PAGED, block_table=[[0, 1]]), TypeError, "block_table must be a \\(B, max_pages\\)"),
+  (dict(PAGED, k_cache=t(9, 2, 24, 32), v_cache=t(9, 2, 24, 32)), ValueError, "page_size .* multiple of 16"),
+  (dict(causal=None), TypeError, "causal must be a bool"),
+  (dict(scale=float("inf")), TypeError, "scale must be a finite float"),
+  (dict(num_splits=-1), ValueError, "num_splits must be an int >= 0"),
+  (dict(num_splits=2.0), ValueError, "num_splits must be an int >= 0"),
+  (dict(config=(16, 64, 1)), TypeError, "config must be a FwdConfig"),
+  (dict(config=FwdConfig(24, 64, 1)), ValueError, "block_m=24 must split"),
+]
+
+@pytest.mark.parametrize("over,exc,msg", BAD_KV, ids=[b[2] for b in BAD_KV])
+def test_bad_kvcache_input(emu, no_kernel, over, exc, msg):
+  with pytest.raises(exc, match=msg): flash_attention_with_kvcache(**_kv_args(**over))

@@ -107,3 +107,31 @@ def test_one_loop_per_range(arch, N):
     ids = Counter(u.arg for u in lin if u.op is Ops.RANGE)
     assert all(n == 1 for n in ids.values()), f"{name}: {ids}"
     assert sum(u.op is Ops.RANGE for u in lin) == sum(u.op is Ops.END for u in lin), name
+
+def decode_sinks(target, D, causal, splits, page=None, dtype=dtypes.half, B=2, H=8, Hkv=2, Nq=1, Nmax=1024):
+  """the decoding kernel (a dense cache, or paged with 16-key pages) and, split, the combine"""
+  from fa_uop import flash_decode, flash_combine
+  from fa_uop.config import default_decode_config
+  kv = ((B * Nmax // page + 3, Hkv, page, D) if page else (B, Hkv, Nmax, D), dtype)
+  outs = [((B, H, Nq, splits, D), dtypes.float), ((B, H, Nq, splits), dtypes.float)] if splits > 1 else [((B, H, Nq, D), dtype), ((B, H, Nq), dtypes.float)]
+  shapes = [((B, H, Nq, D), dtype), kv, kv, ((B,), dtypes.int32), *([((B, Nmax // page), dtypes.int32)] if page else []), *outs]
+  ps = [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)]
+  table = ps.pop(4) if page else None
+  sinks = [flash_decode(*ps[:4], table, *ps[4:], target=target, cfg=default_decode_config(target, D, H // Hkv * Nq), causal=causal)]
+  if splits > 1:
+    sinks.append(flash_combine(*[UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(outs + [((B, H, Nq, D), dtype), ((B, H, Nq), dtypes.float)])]))
+  return sinks
+
+@pytest.mark.parametrize("D,causal,splits,page", [(128, True, 8, 16), (64, False, 1, None), slow(128, False, 1, 16), slow(32, True, 4, None)],
+                         ids=["d128-causal-split8-paged", "d64-dense", "d128-paged", "d32-causal-split4"])
+@pytest.mark.parametrize("arch", ["gfx1100", "sm_90"])
+def test_decode_kernels(arch, D, causal, splits, page):
+  """the decoding kernel (GQA rows packed, 4 query heads per KV head) and the combine build with the real compilers: the target's
+  MMA, cross-lane exchange and (sm_90) async copies and ldmatrix, no LDS race"""
+  if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
+  sinks = decode_sinks(TARGETS[arch], D, causal, splits, page)
+  out = compile_source(render(sinks[0], arch), arch)
+  assert all(ins in out for ins in EXPECT[arch]), f"{arch} decode lacks one of {EXPECT[arch]}"
+  if arch == "sm_90": assert "ldmatrix" in out and "cp.async" in out
+  assert lds_hazards(linear(sinks[0], arch)) == []
+  for sink in sinks[1:]: compile_source(render(sink, arch), arch)

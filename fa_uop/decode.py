@@ -1,0 +1,93 @@
+"""The decoding kernels: a few new queries per sequence against a KV cache, a problem bound by memory bandwidth. The query heads
+of a GQA group read the same KV head, so their rows are packed into one tile (K and V are read once per group, not once per
+query head); the cache is split over blocks (split-KV) so that a small batch still fills the GPU, each split writing a partial
+output and logsumexp that flash_combine merges. Lengths and page tables are read at run time: one kernel serves every step."""
+from __future__ import annotations
+import math
+from typing import Callable
+from tinygrad import UOp, dtypes
+from tinygrad.dtype import AddrSpace
+from tinygrad.renderer import Estimates
+from tinygrad.uop.ops import AxisType, KernelInfo
+from fa_uop.config import FwdConfig
+from fa_uop.forward import LOG2E, attend, store_rows
+from fa_uop.target import Target
+from fa_uop.tiles import Block, flat, rows_at
+
+def flash_decode(q:UOp, k:UOp, v:UOp, seqlens:UOp, table:UOp|None, o:UOp, lse:UOp|None, *, target:Target, cfg:FwdConfig,
+                 causal:bool=False, scale:float|None=None) -> UOp:
+  """Build the decoding kernel's sink for Tensor.custom_kernel.
+  q: (B, H, Nq, D) fp16/bf16. k, v: the cache, (B, Hkv, Nmax, D), or with table a paged pool (pages, Hkv, P, D) whose page j of
+  sequence b is table[b, j]. seqlens: (B,) int32, the keys of each sequence (clamped to the cache: nothing outside it is read).
+  table: (B, max_pages) int32 or None; its entries are clamped to the pool. causal aligns bottom-right: query i sits at position
+  seqlens[b] - Nq + i. Outputs: o (B, H, Nq, D) in q's dtype and lse (B, H, Nq) float32 (or None) when the cache is not split;
+  split over S blocks, one partial result per split, o (B, H, Nq, S, D) and lse (B, H, Nq, S) float32, for flash_combine.
+  Per block: BLOCK_M packed rows (row g·Nq + i is query i of head hk·G + g) of one KV head, against one split of its cache."""
+  B, H, Nq, D = q.shape
+  Hkv = k.shape[1]
+  G = H // Hkv
+  R = G * Nq                                   # packed rows of a group; they are contiguous in q, o and lse
+  S = o.shape[3] if len(o.shape) == 5 else 1
+  cfg.check(target, D)
+  BM, BN = cfg.block_m, cfg.block_n
+  c = (1 / math.sqrt(D) if scale is None else scale) * LOG2E
+
+  b, hk, mb = UOp.range(B, 0, AxisType.GLOBAL), UOp.range(Hkv, 1, AxisType.GLOBAL), UOp.range(math.ceil(R / BM), 2, AxisType.GLOBAL)
+  s = UOp.range(S, 3, AxisType.GLOBAL) if S > 1 else None
+  blk = Block(target, cfg.warps)
+  m0 = mb * BM
+  row0 = (b * Hkv + hk) * R + m0               # the packed row of block row 0
+  if table is None:
+    cap = k.shape[2]
+    kv_base = (b * Hkv + hk) * cap * D
+    tile_rows: Callable[[UOp], Callable[[UOp], UOp]] = lambda n0: rows_at(kv_base + n0 * D, D)
+  else:
+    P, pages = k.shape[2], table.shape[1]
+    cap = P * pages
+    page = lambda n: flat(table)[b * pages + (n // P).maximum(0).minimum(pages - 1)].maximum(0).minimum(k.shape[0] - 1)
+    key_row = lambda n: ((page(n) * Hkv + hk) * P + n % P) * D
+    # a tile inside one page looks the page up once; a tile over several pages looks up each row's
+    tile_rows = (lambda n0: rows_at(key_row(n0), D)) if P % BN == 0 else (lambda n0: lambda r: key_row(n0 + r))
+  nk = flat(seqlens)[b].maximum(0).minimum(cap)
+  keep = (lambda row, key: (key < nk) & (key <= nk - Nq + (m0 + row) % Nq)) if causal else (lambda row, key: key < nk)
+  # every tile is masked: the cost is a few compares per score, where a second, unmasked stage would leave the emulator (see
+  # attend) a loop after one that may run no time at all
+  n_end = (nk + BN - 1) // BN
+  lo, hi = 0, n_end
+  if s is not None:  # split s takes its share of this sequence's tiles
+    per = (n_end + S - 1) // S
+    lo = (s * per).minimum(n_end)
+    hi = (lo + per).minimum(n_end)
+  acc, row_max, row_sum = attend(blk, cfg, q, k, v, rows_at(row0 * D, D), R - m0, tile_rows, nk, keep, (lo, None, hi), c)
+  if s is None: o_row, lse_row = (lambda r: (row0 + r) * D), (lambda r: row0 + r)
+  else: o_row, lse_row = (lambda r: ((row0 + r) * S + s) * D), (lambda r: (row0 + r) * S + s)
+  stores = store_rows(blk, cfg, acc, row_max, row_sum, o, o_row, lse, lse_row, R - m0)
+  kv_bytes = 2 * (B * Hkv * cap if table is None else k.shape[0] * Hkv * P) * D * k.dtype.itemsize
+  cost = Estimates(ops=4 * B * H * Nq * cap * D, mem=kv_bytes + 2 * B * H * Nq * D * q.dtype.itemsize)
+  info = KernelInfo(name=f"fa_decode_{'causal_' if causal else ''}{'paged_' if table is not None else ''}d{D}", opts_to_apply=(), estimates=cost)
+  grid = (s, mb, hk, b) if s is not None else (mb, hk, b)
+  return UOp.group(*stores).end(blk.warp, blk.lane).end(*grid).sink(arg=info).rtag(1)
+
+def flash_combine(o_part:UOp, lse_part:UOp, o:UOp, lse:UOp|None=None) -> UOp:
+  """Merge the splits' partial results: o_part (..., S, D) and lse_part (..., S) float32 into o (..., D) in its dtype and lse
+  (...) float32 (or None): lse = log Σ_s exp(lse_s), o = Σ_s exp(lse_s − lse)·o_s. A row no split saw a key of gets 0 and -inf.
+  One block per row, a thread per column."""
+  *lead, S, D = o_part.shape
+  rows = math.prod(lead)
+  r, d = UOp.range(rows, 0, AxisType.GLOBAL), UOp.range(D, 1, AxisType.LOCAL)
+  lp, op = flat(lse_part), flat(o_part)
+  st = UOp.placeholder((3,), dtypes.float, slot=0, addrspace=AddrSpace.REG)   # max lse, Σ weights, Σ weight·o
+  st = st.after(UOp.group(st[0].store(-math.inf), st[1].store(0.0), st[2].store(0.0)))
+  j = UOp.range(S, 2, AxisType.REDUCE)
+  st = st.after(st[0].store(st.after(j)[0].maximum(lp[r * S + j])).end(j))
+  m = st[0].eq(-math.inf).where(0.0, st[0])
+  j = UOp.range(S, 3, AxisType.REDUCE)
+  w = ((lp[r * S + j] - m) * LOG2E).exp2()
+  sj = st.after(j)
+  st = st.after(UOp.group(st[1].store(sj[1] + w), st[2].store(sj[2] + w * op[(r * S + j) * D + d])).end(j))
+  total = st[1]
+  stores = [flat(o).index(r * D + d).store(total.eq(0).where(0.0, st[2] / total).cast(o.dtype))]
+  if lse is not None: stores.append(flat(lse).index(r.valid(d.eq(0))).store(total.eq(0).where(-math.inf, m + total.log2() / LOG2E)))
+  cost = Estimates(ops=4 * rows * S * D, mem=rows * S * (D + 1) * 4 + rows * D * o.dtype.itemsize)
+  info = KernelInfo(name=f"fa_combine_s{S}_d{D}", opts_to_apply=(), estimates=cost)
+  return UOp.group(*stores).end(d, r).sink(arg=info).rtag(1)

@@ -1,0 +1,146 @@
+import functools
+import numpy as np, pytest
+from tinygrad import Tensor, TinyJit, dtypes
+import fa_uop.api
+from fa_uop import flash_attention_with_kvcache, flash_decode, flash_combine, target_for, FwdConfig, SM80
+from fa_uop.config import decode_splits, default_decode_config
+from fa_uop.reference import kvcache_ref
+from conftest import TOL, assert_close, slow
+
+def rand(r, shape, dtype):
+  """random normal values in dtype on the emulator, and the float64 numpy copy of what the kernel sees"""
+  t = Tensor(r.standard_normal(shape).astype(np.float32), device="PYTHON").cast(dtype).contiguous().realize()
+  return t, t.float().numpy().astype(np.float64)
+
+def cache(r, B, H, Hkv, Nq, Nmax, D, dtype, page=None):
+  """q and a KV cache: dense (B, Hkv, Nmax, D), or paged into a pool with two spare pages, the pages shuffled over the pool"""
+  q, qn = rand(r, (B, H, Nq, D), dtype)
+  if page is None: return (q, qn), rand(r, (B, Hkv, Nmax, D), dtype), rand(r, (B, Hkv, Nmax, D), dtype), None
+  per = Nmax // page
+  table = r.permutation(B * per + 2)[:B * per].reshape(B, per).astype(np.int32)
+  pool = (B * per + 2, Hkv, page, D)
+  return (q, qn), rand(r, pool, dtype), rand(r, pool, dtype), table
+
+def lengths(r, B, Nmax):
+  """one length of 1, one of the whole cache, the rest random (so rarely a multiple of any tile), shuffled"""
+  return r.permutation(np.array([1, Nmax, *r.integers(2, Nmax, B - 2)][:B], dtype=np.int32))
+
+def run_decode(q, k, v, seqlens, table, causal, splits, cfg, scale=None):
+  """the decoding kernel (and, split, the combine) through Tensor.custom_kernel, every output poisoned with NaN first"""
+  B, H, Nq, D = q.shape
+  nan = lambda *s, dt=dtypes.float32: Tensor.full(s, float("nan"), dtype=dt, device="PYTHON").contiguous().realize()
+  t = target_for("PYTHON")
+  sl = Tensor(seqlens, device="PYTHON").realize()
+  ins = (q, k, v, sl) + ((Tensor(table, device="PYTHON").realize(),) if table is not None else ())
+  fxn = lambda q, k, v, sl, *rest: flash_decode(q, k, v, sl, rest[0] if table is not None else None, *rest[-2:], target=t, cfg=cfg,
+                                                causal=causal, scale=scale)
+  outs = (nan(B, H, Nq, splits, D), nan(B, H, Nq, splits)) if splits > 1 else (nan(B, H, Nq, D, dt=q.dtype), nan(B, H, Nq))
+  o, lse = Tensor.custom_kernel(*ins, *outs, fxn=fxn)[-2:]
+  if splits > 1: o, lse = Tensor.custom_kernel(o, lse, nan(B, H, Nq, D, dt=q.dtype), nan(B, H, Nq), fxn=flash_combine)[2:]
+  Tensor.realize(o, lse)
+  return o.float().numpy().astype(np.float64), lse.numpy().astype(np.float64)
+
+def check(rng, B, H, Hkv, Nq, Nmax, D, causal, splits, dtype=dtypes.half, page=None, cfg=None, seqlens=None, scale=None):
+  r, seed = rng
+  (q, qn), (k, kn), (v, vn), table = cache(r, B, H, Hkv, Nq, Nmax, D, dtype, page)
+  seqlens = lengths(r, B, Nmax) if seqlens is None else np.asarray(seqlens, dtype=np.int32)
+  o, lse = run_decode(q, k, v, seqlens, table, causal, splits, cfg or FwdConfig(16, 32, 1), scale)
+  assert_kv_close(o, lse, *kvcache_ref(qn, kn, vn, seqlens, table, causal, scale), dtype, f"(seed {seed}, lengths {seqlens})")
+
+def assert_kv_close(o, lse, ref_o, ref_lse, dtype, msg):
+  """as the forward's assert_close, where rows that see no key (causal queries before a short cache's first key) must be
+  exactly output 0 and logsumexp -inf"""
+  empty = np.isneginf(ref_lse)
+  assert (o[empty] == 0).all() and np.isneginf(lse[empty]).all(), f"rows with no key {msg}"
+  assert_close(np.where(empty[..., None], 0, o), np.where(empty, 0, lse), ref_o, np.where(empty, 0, ref_lse), dtype, msg)
+
+# contiguous caches: single and a few new queries, causal, split over 1 and 3 blocks; GQA (2 query heads per KV head)
+@pytest.mark.parametrize("splits", [1, 3])
+@pytest.mark.parametrize("Nq,causal", [(1, False), (1, True), (3, True), (4, False)])
+def test_contiguous(emu, rng, Nq, causal, splits): check(rng, 3, 4, 2, Nq, 70, 32, causal, splits)
+
+# paged: 16-key pages under 32-key tiles (a lookup per row) and 32-key pages under 16-key tiles (one per tile)
+@pytest.mark.parametrize("page,cfg", [(16, FwdConfig(16, 32, 1)), (32, FwdConfig(16, 16, 1))], ids=["page16-tile32", "page32-tile16"])
+@pytest.mark.parametrize("Nq,causal,splits", [(1, False, 2), (3, True, 1), slow(2, True, 4)])
+def test_paged(emu, rng, page, cfg, Nq, causal, splits): check(rng, 3, 4, 2, Nq, 96, 32, causal, splits, page=page, cfg=cfg)
+
+@pytest.mark.parametrize("H,Hkv", [(4, 4), (4, 1), slow(8, 2)], ids=["mha", "mqa", "gqa4"])
+def test_heads(emu, rng, H, Hkv): check(rng, 2, H, Hkv, 2, 50, 32, True, 2)
+
+@pytest.mark.parametrize("D,dtype", [(64, dtypes.bfloat16), (16, dtypes.half), slow(128, dtypes.half), slow(128, dtypes.bfloat16)],
+                         ids=["d64-bf16", "d16-fp16", "d128-fp16", "d128-bf16"])
+def test_head_dims_and_dtypes(emu, rng, D, dtype): check(rng, 2, 2, 1, 1, 40, D, True, 2, dtype=dtype)
+
+def test_chunked_prefill(emu, rng):
+  """many new queries: packed rows over several row blocks of the default tile (4 warps), causal, a short and a long sequence"""
+  t = target_for("PYTHON")
+  cfg = default_decode_config(t, 32, 2 * 20)
+  assert cfg.warps == 4
+  check(rng, 2, 4, 2, 20, 80, 32, True, 2, cfg=cfg, seqlens=[23, 80])
+
+def test_out_of_range_lengths_and_pages_are_clamped(emu, rng):
+  """lengths below 0 or past the cache and block-table entries outside the pool are clamped, never read outside (the emulator
+  raises on an out-of-bounds access); a sequence of length 0 and causal queries before the first key give 0 and -inf"""
+  r, seed = rng
+  (q, qn), (k, kn), (v, vn), table = cache(r, 4, 2, 1, 3, 64, 32, dtypes.half, page=16)
+  table[0, 1], table[2, 3] = -7, 10 ** 6
+  seqlens = np.array([-5, 1000, 0, 2], dtype=np.int32)
+  o, lse = run_decode(q, k, v, seqlens, table, True, 2, FwdConfig(16, 32, 1))
+  ref_o, ref_lse = kvcache_ref(qn, kn, vn, seqlens, table, True)
+  assert np.isneginf(ref_lse[[0, 2]]).all() and np.isneginf(ref_lse[3, :, 0]).all() and np.isfinite(ref_lse[1]).all()
+  assert (o[[0, 2]] == 0).all() and np.isneginf(lse[[0, 2]]).all() and (o[3, :, 0] == 0).all(), f"seed {seed}"
+  np.testing.assert_allclose(o[1], ref_o[1], atol=TOL[dtypes.half]["abs"], err_msg=f"seed {seed}")
+  np.testing.assert_allclose(o[3, :, 1:], ref_o[3, :, 1:], atol=TOL[dtypes.half]["abs"], err_msg=f"seed {seed}")
+
+def test_splits_agree(emu, rng):
+  """the split count changes only float rounding: 1, 2, 5 and one split per tile against each other"""
+  r, seed = rng
+  (q, _), (k, _), (v, _), _ = cache(r, 2, 4, 2, 2, 96, 32, dtypes.half)
+  seqlens = lengths(r, 2, 96)
+  outs = [run_decode(q, k, v, seqlens, None, True, s, FwdConfig(16, 16, 1)) for s in (1, 2, 5, 6)]
+  for o, lse in outs[1:]:
+    assert (np.isneginf(lse) == np.isneginf(outs[0][1])).all(), f"seed {seed}, lengths {seqlens}"
+    fin = np.isfinite(lse)
+    assert np.abs(o - outs[0][0]).max() <= 2e-3 and np.abs(lse[fin] - outs[0][1][fin]).max() <= 1e-5, f"seed {seed}, lengths {seqlens}"
+
+def test_api(emu, rng):
+  """the public function end to end, with the automatic split and tile, return_lse, a non-int32 length tensor and a scale"""
+  r, seed = rng
+  (q, qn), (k, kn), (v, vn), table = cache(r, 2, 4, 2, 2, 64, 32, dtypes.half, page=16)
+  seqlens = lengths(r, 2, 64)
+  o, lse = flash_attention_with_kvcache(q, k, v, Tensor(seqlens.astype(np.int64), device="PYTHON"), Tensor(table, device="PYTHON"),
+                                        causal=True, scale=0.3, return_lse=True)
+  assert o.shape == (2, 4, 2, 32) and o.dtype == dtypes.half and lse.shape == (2, 4, 2) and lse.dtype == dtypes.float32
+  assert_kv_close(o.float().numpy(), lse.numpy(), *kvcache_ref(qn, kn, vn, seqlens, table, True, 0.3), dtypes.half, f"(seed {seed})")
+  assert not isinstance(flash_attention_with_kvcache(q, k, v, Tensor(seqlens, device="PYTHON"), Tensor(table, device="PYTHON")), tuple)
+
+def test_new_lengths_build_nothing(emu, rng, monkeypatch):
+  """a decode loop under TinyJit: the kernels are built once; each step's new lengths (and K/V written into the cache) are read
+  at run time, and every step is right"""
+  built = []
+  real = fa_uop.api.flash_decode
+  monkeypatch.setattr(fa_uop.api, "flash_decode", lambda *a, **kw: built.append(1) or real(*a, **kw))
+  fa_uop.api._decode_builders.cache_clear()
+  r, seed = rng
+  (q, qn), (k, kn), (v, vn), _ = cache(r, 2, 4, 2, 1, 48, 32, dtypes.half)
+  sl = Tensor([5, 9], dtype=dtypes.int32, device="PYTHON").contiguous().realize()
+  step = TinyJit(lambda q, k, v, sl: flash_attention_with_kvcache(q, k, v, sl, causal=True, num_splits=2).realize())
+  for i in range(4):
+    seqlens = np.array([5 + 7 * i, 9 + 11 * i], dtype=np.int32)
+    sl.assign(Tensor(seqlens, device="PYTHON")).realize()
+    o = step(q, k, v, sl).float().numpy()
+    ref_o, _ = kvcache_ref(qn, kn, vn, seqlens, None, True)
+    assert np.abs(o - ref_o).max() <= TOL[dtypes.half]["abs"], f"step {i} (seed {seed})"
+  assert len(built) == 1
+
+def test_split_heuristic():
+  """no split where the blocks fill the GPU; else enough for two blocks per multiprocessor, each split at least 4 tiles long"""
+  assert decode_splits(blocks=264, n_tiles=512, multiprocessors=132) == 1
+  assert decode_splits(blocks=64, n_tiles=64, multiprocessors=132) == 5
+  assert decode_splits(blocks=8, n_tiles=2048, multiprocessors=132) == 33
+  assert decode_splits(blocks=8, n_tiles=8, multiprocessors=132) == 2 and decode_splits(1, 3, 132) == 1
+  assert decode_splits(blocks=1, n_tiles=10 ** 6, multiprocessors=132) == 128
+
+def test_default_tile():
+  assert [default_decode_config(SM80, 128, rows) for rows in (1, 4, 16, 17, 40, 256)] == \
+    [FwdConfig(16, 64, 1)] * 3 + [FwdConfig(32, 64, 2), FwdConfig(64, 64, 4), FwdConfig(64, 64, 4)]
