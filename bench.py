@@ -14,7 +14,9 @@ import json, time
 import numpy as np
 from tinygrad import Tensor, Device, dtypes, Context
 from tinygrad.helpers import getenv
-from fa_uop import flash_attention, flash_attention_backward, FwdConfig, default_fwd_config, target_for, tune
+from fa_uop import flash_attention, flash_attention_backward, flash_attention_with_kvcache, FwdConfig, default_fwd_config, target_for, tune
+from fa_uop.api import decode_plan
+from fa_uop.reference import kvcache_ref
 from fa_uop.timing import gpu_time
 
 DEV = Device.DEFAULT
@@ -149,32 +151,112 @@ def measure(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, causal:bool, dtype_name
           f"rel err {rel:.3e} (tolerance {rel_tol:.0e}): {'ok' if res['ok'] else 'FAILED'}", flush=True)
   return rows + [res]
 
-SWEEP_SHAPES = [(16384 // N, 2048 // D, N, D, causal) for D in (64, 128) for causal in (False, True) for N in (1024, 4096, 16384)]
+def measure_decode(B:int, H:int, Hkv:int, Nq:int, Nk:int, D:int, causal:bool, page:int, dtype_name:str, cnt:int, verify:bool, peers,
+                   splits:int=0) -> list[dict]:
+  """one decoding shape: Nq new queries per sequence against a KV cache of Nk keys (all valid), dense or paged (page > 0, pages
+  shuffled over the pool); fa_uop and its peers as rows (fa_uop's last). Time: the median over cnt runs of all the kernels of a
+  call, L2 flushed before each; GB/s = bytes of K and V / time."""
+  dtype = {"half": dtypes.half, "bfloat16": dtypes.bfloat16}[dtype_name]
+  kv_bytes = 2 * B * Hkv * Nk * D * dtype.itemsize
+  print(f"{DEV} decode: B={B} H={H} Hkv={Hkv} Nq={Nq} Nk={Nk} D={D} causal={causal} page={page or '-'} {dtype_name}, {cnt} timed runs", flush=True)
+  rng = np.random.default_rng(0)
+  q = Tensor.randn(B, H, Nq, D, dtype=dtypes.float32).cast(dtype).contiguous().realize()
+  if page:
+    assert Nk % page == 0, f"NK={Nk} must be a multiple of PAGE={page}"
+    table_np = rng.permutation(B * (Nk // page)).reshape(B, Nk // page).astype(np.int32)
+    k, v = [Tensor.randn(B * (Nk // page), Hkv, page, D, dtype=dtypes.float32).cast(dtype).contiguous().realize() for _ in range(2)]
+    table = Tensor(table_np).realize()
+  else:
+    k, v = [Tensor.randn(B, Hkv, Nk, D, dtype=dtypes.float32).cast(dtype).contiguous().realize() for _ in range(2)]
+    table = None
+  seqlens = Tensor.full((B,), Nk, dtype=dtypes.int32).contiguous().realize()
+  call = lambda: flash_attention_with_kvcache(q, k, v, seqlens, table, causal=causal, num_splits=splits).realize()
+  st = time.perf_counter()
+  with Context(CACHELEVEL=0): out = call()
+  Device[DEV].synchronize()
+  compile_s = time.perf_counter() - st
+  sec, wall = gpu_time(call, cnt, flush=True)
+  used = decode_plan(target_for(DEV), DEV, q.shape, Hkv, Nk, splits)[1]
+  res = dict(impl="fa_uop", mode="decode", dev=DEV, B=B, H=H, Hkv=Hkv, N=Nq, Nk=Nk, D=D, causal=causal, page=page, dtype=dtype_name,
+             ms=sec * 1e3, gbps=kv_bytes / sec * 1e-9, splits=used, compile_s=compile_s, max_abs_err=None, rel_err=None, ok=True, wall_ms=wall * 1e3)
+  print(f"fa_uop       {sec*1e6:9.1f} us GPU {kv_bytes/sec*1e-9:8.1f} GB/s | splits {used} | {wall*1e3:8.3f} ms wall/call | "
+        f"first call (build+compile) {compile_s:.2f} s", flush=True)
+  rows = []
+  for peer in peers:
+    if causal and Nq > 1: continue  # torch's and tinygrad's SDPA align causal top-left; the cache aligns it bottom-right
+    if peer == "tinygrad":
+      if kv_bytes > 2 << 30: continue
+      kd, vd = (k, v) if table is None else [Tensor(x.numpy()[table_np].transpose(0, 2, 1, 3, 4).reshape(B, Hkv, Nk, D)) for x in (k, v)]
+      gqa = dict(enable_gqa=True) if Hkv != H else {}
+      psec, _ = gpu_time(lambda: q.scaled_dot_product_attention(kd, vd, is_causal=causal, **gqa).realize(), max(1, min(cnt, 5)), flush=True)
+    else: psec = torch_peer(peer, "fwd", (B, H, Hkv, Nq, Nk, D), causal, dtype_name)  # torch reads a dense cache of the same bytes
+    if psec is None: continue
+    print(f"{peer:12s} {psec*1e6:9.1f} us GPU {kv_bytes/psec*1e-9:8.1f} GB/s | fa_uop is {psec/sec:.2f}x", flush=True)
+    rows.append(dict(res, impl=peer, ms=psec * 1e3, gbps=kv_bytes / psec * 1e-9, **{x: None for x in ("splits", "compile_s", "ok", "wall_ms")}))
+  if verify:
+    # the first KV head of the first and last sequences, with the query heads that read it, in float64
+    G, got = H // Hkv, out.float().numpy()
+    kn, vn = k.float().numpy(), v.float().numpy()
+    worst_abs, worst_rel = 0.0, 0.0
+    for b in (0, B - 1):
+      dense = lambda x: x[b, :1][None] if table is None else x[table_np[b], :1].transpose(1, 0, 2, 3).reshape(1, 1, Nk, D)
+      ref, _ = kvcache_ref(q[b:b + 1, :G].float().numpy(), dense(kn), dense(vn), np.array([Nk]), None, causal)
+      diff = got[b:b + 1, :G] - ref
+      worst_abs, worst_rel = max(worst_abs, float(np.abs(diff).max())), max(worst_rel, float(np.linalg.norm(diff) / np.linalg.norm(ref)))
+    rel_tol, abs_tol = (1e-2, 5e-2) if dtype == dtypes.bfloat16 else (4e-3, 1e-2)
+    res.update(max_abs_err=worst_abs, rel_err=worst_rel, ok=bool(np.isfinite(got).all() and worst_rel <= rel_tol and worst_abs <= abs_tol))
+    print(f"verify vs float64 (KV head 0 of sequences 0 and {B-1}): max abs err {worst_abs:.3e} (tolerance {abs_tol:.0e}), rel err "
+          f"{worst_rel:.3e} (tolerance {rel_tol:.0e}): {'ok' if res['ok'] else 'FAILED'}", flush=True)
+  return rows + [res]
 
-def plot(rows:list[dict], path:str) -> bool:
-  """TFLOPS against N, a line per implementation, a panel per D and causal; False where matplotlib is missing"""
+SWEEP_SHAPES = [(16384 // N, 2048 // D, N, D, causal) for D in (64, 128) for causal in (False, True) for N in (1024, 4096, 16384)]
+# the decode grid: batch, cache length, (H, Hkv) at D=128, where K and V fit in 9 GB
+DECODE_SWEEP = [(B, Nk, H, Hkv) for H, Hkv in ((32, 8), (32, 32)) for B in (1, 8, 64) for Nk in (1024, 8192, 32768, 131072)
+                if 2 * B * Hkv * Nk * 128 * 2 <= 9 << 30]
+
+def plot(rows:list[dict], path:str, x:str="N", y:str="tflops", panel=lambda r: f"D={r['D']} {'causal' if r['causal'] else 'full'}") -> bool:
+  """y against x (log 2), a line per implementation, a panel per panel(row); False where matplotlib is missing"""
   try:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
   except ImportError: return False
-  panels = sorted({(r["D"], r["causal"]) for r in rows})
+  panels = list(dict.fromkeys(panel(r) for r in rows))
   fig, axes = plt.subplots(1, len(panels), figsize=(4.5 * len(panels), 4), squeeze=False)
-  for ax, (D, causal) in zip(axes[0], panels):
+  for ax, name in zip(axes[0], panels):
     for impl in dict.fromkeys(r["impl"] for r in rows):
-      pts = sorted((r["N"], r["tflops"]) for r in rows if r["impl"] == impl and r["D"] == D and r["causal"] == causal)
+      pts = sorted((r[x], r[y]) for r in rows if r["impl"] == impl and panel(r) == name)
       if pts: ax.plot(*zip(*pts), marker="o", label=impl)
-    ax.set_xscale("log", base=2); ax.set_xlabel("N"); ax.set_ylabel("TFLOPS"); ax.set_title(f"D={D} {'causal' if causal else 'full'}")
+    ax.set_xscale("log", base=2); ax.set_xlabel(x); ax.set_ylabel(y); ax.set_title(name)
     ax.grid(alpha=.3); ax.legend(fontsize=8)
   fig.suptitle(f"attention {rows[0].get('mode', 'fwd')}, {rows[0]['dtype']}, {DEV}"); fig.tight_layout(); fig.savefig(path, dpi=120)
   return True
+
+def sweep_decode(dtype_name:str, cnt:int, verify:bool, peers, page:int) -> int:
+  """DECODE_SWEEP, one new query, D=128: a table of GB/s with fa_uop ÷ FA2, JSON lines and a plot under OUT"""
+  out = getenv("OUT", "out")
+  os.makedirs(out, exist_ok=True)
+  rows = []
+  for B, Nk, H, Hkv in DECODE_SWEEP: rows += measure_decode(B, H, Hkv, 1, Nk, 128, False, page, dtype_name, cnt, verify, peers)
+  with open(f"{out}/sweep_decode_{dtype_name}.jsonl", "w") as f: f.writelines(json.dumps(r) + "\n" for r in rows)
+  print(f"\n| B | Nk | H | Hkv | fa_uop GB/s | splits | " + " | ".join(f"{p} GB/s" for p in peers) + " | fa_uop ÷ FA2 | ok |")
+  print("|" + "---|" * (8 + len(peers)))
+  for B, Nk, H, Hkv in DECODE_SWEEP:
+    got = {r["impl"]: r for r in rows if (r["B"], r["Nk"], r["H"], r["Hkv"]) == (B, Nk, H, Hkv)}
+    f = got["fa_uop"]
+    ratio = f"{f['gbps'] / got['torch_flash']['gbps']:.2f}" if "torch_flash" in got else "–"
+    print(f"| {B} | {Nk} | {H} | {Hkv} | {f['gbps']:.0f} | {f['splits']} | " + " | ".join(f"{got[p]['gbps']:.0f}" if p in got else "–" for p in peers) +
+          f" | {ratio} | {f['ok']} |")
+  shown = plot(rows, f"{out}/sweep_decode_{dtype_name}.png", x="Nk", y="gbps", panel=lambda r: f"B={r['B']} H={r['H']} Hkv={r['Hkv']}")
+  print(f"decode: rows in {out}/sweep_decode_{dtype_name}.jsonl" + (f", plot {out}/sweep_decode_{dtype_name}.png" if shown else " (no matplotlib: no plot)"))
+  return 0 if all(r["ok"] is not False for r in rows) else 1
 
 def run_modes(modes:list[str], B, H, Hkv, N, Nk, D, causal, dtype_name, cnt, verify, peers) -> list[dict]:
   rows = []
   for m in modes:
     if m == "fwd": rows += measure(B, H, Hkv, N, Nk, D, causal, dtype_name, cnt, verify, peers)
     elif m in ("bwd", "fwdbwd"): rows += measure_bwd(B, H, Hkv, N, Nk, D, causal, dtype_name, cnt, verify, peers, m == "fwdbwd")
-    else: raise ValueError(f"MODE must be fwd, bwd or fwdbwd (a comma list), got {m!r}")
+    else: raise ValueError(f"MODE must be fwd, bwd or fwdbwd (a comma list), or decode, got {m!r}")
   return rows
 
 def sweep(modes:list[str], dtype_name:str, cnt:int, verify:bool, peers) -> int:
@@ -202,9 +284,15 @@ def main() -> int:
   cnt, dtype_name, verify = conf("CNT"), getenv("DTYPE", "half"), bool(getenv("VERIFY", 1))
   peers = [p for p in getenv("PEERS", ",".join(PEERS)).split(",") if p]
   modes = [m for m in getenv("MODE", "fwd").split(",") if m]
-  if getenv("SWEEP", 0): return sweep(modes, dtype_name, cnt, verify, peers)
   B, H, N, D = conf("B"), conf("H"), conf("N"), conf("D")
-  rows = run_modes(modes, B, H, getenv("HKV", DEFAULTS.get("HKV", H)), N, getenv("NK", N), D, bool(getenv("CAUSAL", 0)), dtype_name, cnt, verify, peers)
+  if "decode" in modes:
+    if modes != ["decode"]: raise ValueError(f"MODE=decode runs alone, got {modes}")
+    if getenv("SWEEP", 0): return sweep_decode(dtype_name, cnt, verify, peers, getenv("PAGE", 0))
+    rows = measure_decode(B, H, getenv("HKV", DEFAULTS.get("HKV", H)), getenv("NQ", 1), getenv("NK", N), D, bool(getenv("CAUSAL", 0)),
+                          getenv("PAGE", 0), dtype_name, cnt, verify, peers, getenv("NUM_SPLITS", 0))
+  elif getenv("SWEEP", 0): return sweep(modes, dtype_name, cnt, verify, peers)
+  else: rows = run_modes(modes, B, H, getenv("HKV", DEFAULTS.get("HKV", H)), N, getenv("NK", N), D, bool(getenv("CAUSAL", 0)), dtype_name, cnt,
+                         verify, peers)
   if getenv("JSON", 0):
     for r in rows: print(json.dumps(r))
   return 0 if all(r["ok"] is not False for r in rows) else 1

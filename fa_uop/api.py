@@ -5,7 +5,7 @@ from tinygrad import Tensor, UOp, dtypes
 from fa_uop import tune
 from fa_uop.backward import flash_bwd_dkdv, flash_bwd_dq
 from fa_uop.config import BwdConfig, FwdConfig, default_bwd_configs, default_decode_config, decode_splits
-from fa_uop.decode import flash_decode, flash_combine
+from fa_uop.decode import flash_decode, flash_combine, flash_kv_write
 from fa_uop.forward import flash_fwd
 from fa_uop.target import Target, target_for, multiprocessors
 
@@ -114,6 +114,14 @@ def _int_tensor(name:str, x, shape:tuple[int, ...], device) -> Tensor:
   if x.device != device: raise ValueError(f"{name} must be on q's device {device}, got {x.device}")
   return (x if x.dtype == dtypes.int32 else x.cast(dtypes.int32)).contiguous()
 
+def _page_table(block_table, B:int, page:int, device) -> Tensor|None:
+  if block_table is None: return None
+  if not isinstance(block_table, Tensor) or block_table.ndim != 2:
+    raise TypeError(f"block_table must be a (B, max_pages) integer Tensor or None, got {getattr(block_table, 'shape', type(block_table).__name__)}")
+  if page % 16: raise ValueError(f"the paged cache's page_size (k_cache.shape[2]) must be a multiple of 16, got {page}")
+  if block_table.shape[1] < 1: raise ValueError("block_table must list at least one page per sequence")
+  return _int_tensor("block_table", block_table, (B, block_table.shape[1]), device)
+
 @functools.cache
 def _decode_builders(target:Target, cfg:FwdConfig, causal:bool, scale:float|None, paged:bool):
   """the decoding kernel's builder for custom_kernel (placeholders q, k, v, seqlens, [table,] o, lse) and the combine's, each
@@ -122,6 +130,15 @@ def _decode_builders(target:Target, cfg:FwdConfig, causal:bool, scale:float|None
     table, (o, lse) = (rest[0], rest[1:]) if paged else (None, rest)
     return flash_decode(q, k, v, seqlens, table, o, lse, target=target, cfg=cfg, causal=causal, scale=scale)
   return functools.cache(decode), functools.cache(flash_combine)
+
+def decode_plan(target:Target, device:str, q_shape:tuple[int, ...], hkv:int, cap:int, num_splits:int=0, config:FwdConfig|None=None) -> tuple[FwdConfig, int]:
+  """the decoding kernel's tile and split count for queries of q_shape against caches of up to cap keys (see decode_splits)"""
+  B, H, Nq, D = q_shape
+  cfg = config or default_decode_config(target, D, H // hkv * Nq)
+  cfg.check(target, D)
+  n_tiles = math.ceil(cap / cfg.block_n)
+  blocks = B * hkv * math.ceil(H // hkv * Nq / cfg.block_m)
+  return cfg, min(num_splits or decode_splits(blocks, n_tiles, multiprocessors(device, target)), n_tiles)
 
 def flash_attention_with_kvcache(q:Tensor, k_cache:Tensor, v_cache:Tensor, cache_seqlens:Tensor, block_table:Tensor|None=None,
                                  causal:bool=False, scale:float|None=None, return_lse:bool=False, num_splits:int=0,
@@ -148,23 +165,13 @@ def flash_attention_with_kvcache(q:Tensor, k_cache:Tensor, v_cache:Tensor, cache
   B, H, Nq, D = q.shape
   Hkv, P = k_cache.shape[1], k_cache.shape[2]
   seqlens = _int_tensor("cache_seqlens", cache_seqlens, (B,), q.device)
-  if paged:
-    if not isinstance(block_table, Tensor) or block_table.ndim != 2:
-      raise TypeError(f"block_table must be a (B, max_pages) integer Tensor or None, got {getattr(block_table, 'shape', type(block_table).__name__)}")
-    table = _int_tensor("block_table", block_table, (B, block_table.shape[1]), q.device)
-    if P % 16: raise ValueError(f"the paged cache's page_size (k_cache.shape[2]) must be a multiple of 16, got {P}")
-    if block_table.shape[1] < 1: raise ValueError("block_table must list at least one page per sequence")
+  table = _page_table(block_table, B, P, q.device)
   if not isinstance(num_splits, int) or isinstance(num_splits, bool) or num_splits < 0:
     raise ValueError(f"num_splits must be an int >= 0 (0: automatic), got {num_splits!r}")
   if config is not None and not isinstance(config, FwdConfig): raise TypeError(f"config must be a FwdConfig, got {type(config).__name__}")
-  cfg = config or default_decode_config(target, D, H // Hkv * Nq)
-  cfg.check(target, D)
-  cap = P * block_table.shape[1] if paged else P
-  n_tiles = math.ceil(cap / cfg.block_n)
-  blocks = B * Hkv * math.ceil(H // Hkv * Nq / cfg.block_m)
-  splits = min(num_splits or decode_splits(blocks, n_tiles, multiprocessors(q.device, target)), n_tiles)
+  cfg, splits = decode_plan(target, q.device, q.shape, Hkv, P * block_table.shape[1] if paged else P, num_splits, config)
   decode, combine = _decode_builders(target, cfg, causal, scale, paged)
-  ins = (q.contiguous(), k_cache.contiguous(), v_cache.contiguous(), seqlens, *((table,) if paged else ()))
+  ins = (q.contiguous(), k_cache.contiguous(), v_cache.contiguous(), seqlens, *((table,) if table is not None else ()))
   if splits == 1:
     o, lse = Tensor.empty(B, H, Nq, D, dtype=q.dtype, device=q.device), Tensor.empty(B, H, Nq, dtype=dtypes.float32, device=q.device)
     o, lse = Tensor.custom_kernel(*ins, o, lse, fxn=decode)[-2:]
@@ -175,3 +182,27 @@ def flash_attention_with_kvcache(q:Tensor, k_cache:Tensor, v_cache:Tensor, cache
     o, lse = Tensor.empty(B, H, Nq, D, dtype=q.dtype, device=q.device), Tensor.empty(B, H, Nq, dtype=dtypes.float32, device=q.device)
     o, lse = Tensor.custom_kernel(o_part, lse_part, o, lse, fxn=combine)[2:]
   return (o, lse) if return_lse else o
+
+def write_kvcache(k_cache:Tensor, v_cache:Tensor, k:Tensor, v:Tensor, cache_seqlens:Tensor, block_table:Tensor|None=None) -> tuple[Tensor, Tensor]:
+  """Append new keys and values to a KV cache in place, as flash_attention_with_kvcache reads it: k, v (B, Hkv, Nnew, D) go to
+  positions cache_seqlens[b] + i of sequence b (dense caches (B, Hkv, Nmax, D), or paged pools through block_table). Positions
+  past the cache are dropped; lengths below 0 count as 0. The caches must be realized buffers: their memory is written. Returns
+  (k_cache, v_cache) after the write, to use (or realize) before reading the cache again. The lengths are not advanced."""
+  for name, t in (("k_cache", k_cache), ("v_cache", v_cache), ("k", k), ("v", v)):
+    if not isinstance(t, Tensor): raise TypeError(f"{name} must be a tinygrad Tensor, got {type(t).__name__}")
+    if t.ndim != 4: raise ValueError(f"{name} must have rank 4, got shape {t.shape}")
+    if t.dtype != k_cache.dtype: raise TypeError(f"{name} must have k_cache's dtype {k_cache.dtype}, got {t.dtype}")
+    if t.device != k_cache.device: raise ValueError(f"{name} must be on k_cache's device {k_cache.device}, got {t.device}")
+  if v_cache.shape != k_cache.shape: raise ValueError(f"v_cache must have k_cache's shape {k_cache.shape}, got {v_cache.shape}")
+  if v.shape != k.shape: raise ValueError(f"v must have k's shape {k.shape}, got {v.shape}")
+  B, Hkv, _, D = k.shape
+  if (k_cache.shape[1], k_cache.shape[3]) != (Hkv, D): raise ValueError(f"k {k.shape} has other heads or head dim than k_cache {k_cache.shape}")
+  if block_table is None and k_cache.shape[0] != B: raise ValueError(f"k has batch {B}, k_cache has batch {k_cache.shape[0]}")
+  seqlens = _int_tensor("cache_seqlens", cache_seqlens, (B,), k_cache.device)
+  table = _page_table(block_table, B, k_cache.shape[2], k_cache.device)
+  fxn = _kv_write_builder(table is not None)
+  return tuple(Tensor.custom_kernel(k_cache, v_cache, k.contiguous(), v.contiguous(), seqlens, *((table,) if table is not None else ()), fxn=fxn)[:2])
+
+@functools.cache
+def _kv_write_builder(paged:bool):
+  return functools.cache(lambda kc, vc, k, v, sl, *table: flash_kv_write(kc, vc, k, v, sl, table[0] if paged else None))

@@ -14,6 +14,15 @@ from fa_uop.forward import LOG2E, attend, store_rows
 from fa_uop.target import Target
 from fa_uop.tiles import Block, flat, rows_at
 
+def cache_rows(cache:UOp, table:UOp|None, b:UOp, hk:UOp) -> tuple[Callable[[UOp], UOp], int]:
+  """(n -> the element offset of key n of sequence b's KV head hk, the keys a sequence holds) in a dense cache (B, Hkv, Nmax, D) or
+  a paged pool (pages, Hkv, P, D) through table (B, max_pages). Table indices and entries are clamped: never outside either."""
+  Hkv, P, D = cache.shape[1:]
+  if table is None: return (lambda n: ((b * Hkv + hk) * P + n) * D), P
+  pages = table.shape[1]
+  page = lambda n: flat(table)[b * pages + (n // P).maximum(0).minimum(pages - 1)].maximum(0).minimum(cache.shape[0] - 1)
+  return (lambda n: ((page(n) * Hkv + hk) * P + n % P) * D), P * pages
+
 def flash_decode(q:UOp, k:UOp, v:UOp, seqlens:UOp, table:UOp|None, o:UOp, lse:UOp|None, *, target:Target, cfg:FwdConfig,
                  causal:bool=False, scale:float|None=None) -> UOp:
   """Build the decoding kernel's sink for Tensor.custom_kernel.
@@ -37,17 +46,9 @@ def flash_decode(q:UOp, k:UOp, v:UOp, seqlens:UOp, table:UOp|None, o:UOp, lse:UO
   blk = Block(target, cfg.warps)
   m0 = mb * BM
   row0 = (b * Hkv + hk) * R + m0               # the packed row of block row 0
-  if table is None:
-    cap = k.shape[2]
-    kv_base = (b * Hkv + hk) * cap * D
-    tile_rows: Callable[[UOp], Callable[[UOp], UOp]] = lambda n0: rows_at(kv_base + n0 * D, D)
-  else:
-    P, pages = k.shape[2], table.shape[1]
-    cap = P * pages
-    page = lambda n: flat(table)[b * pages + (n // P).maximum(0).minimum(pages - 1)].maximum(0).minimum(k.shape[0] - 1)
-    key_row = lambda n: ((page(n) * Hkv + hk) * P + n % P) * D
-    # a tile inside one page looks the page up once; a tile over several pages looks up each row's
-    tile_rows = (lambda n0: rows_at(key_row(n0), D)) if P % BN == 0 else (lambda n0: lambda r: key_row(n0 + r))
+  key_row, cap = cache_rows(k, table, b, hk)
+  # a tile inside one page (or a dense cache) is rows at a stride; a tile over several pages looks up each row's page
+  tile_rows = (lambda n0: rows_at(key_row(n0), D)) if table is None or k.shape[2] % BN == 0 else (lambda n0: lambda r: key_row(n0 + r))
   nk = flat(seqlens)[b].maximum(0).minimum(cap)
   keep = (lambda row, key: (key < nk) & (key <= nk - Nq + (m0 + row) % Nq)) if causal else (lambda row, key: key < nk)
   # every tile is masked: the cost is a few compares per score, where a second, unmasked stage would leave the emulator (see
@@ -62,7 +63,7 @@ def flash_decode(q:UOp, k:UOp, v:UOp, seqlens:UOp, table:UOp|None, o:UOp, lse:UO
   if s is None: o_row, lse_row = (lambda r: (row0 + r) * D), (lambda r: row0 + r)
   else: o_row, lse_row = (lambda r: ((row0 + r) * S + s) * D), (lambda r: (row0 + r) * S + s)
   stores = store_rows(blk, cfg, acc, row_max, row_sum, o, o_row, lse, lse_row, R - m0)
-  kv_bytes = 2 * (B * Hkv * cap if table is None else k.shape[0] * Hkv * P) * D * k.dtype.itemsize
+  kv_bytes = 2 * B * Hkv * cap * D * k.dtype.itemsize
   cost = Estimates(ops=4 * B * H * Nq * cap * D, mem=kv_bytes + 2 * B * H * Nq * D * q.dtype.itemsize)
   info = KernelInfo(name=f"fa_decode_{'causal_' if causal else ''}{'paged_' if table is not None else ''}d{D}", opts_to_apply=(), estimates=cost)
   grid = (s, mb, hk, b) if s is not None else (mb, hk, b)
@@ -91,3 +92,18 @@ def flash_combine(o_part:UOp, lse_part:UOp, o:UOp, lse:UOp|None=None) -> UOp:
   cost = Estimates(ops=4 * rows * S * D, mem=rows * S * (D + 1) * 4 + rows * D * o.dtype.itemsize)
   info = KernelInfo(name=f"fa_combine_s{S}_d{D}", opts_to_apply=(), estimates=cost)
   return UOp.group(*stores).end(d, r).sink(arg=info).rtag(1)
+
+def flash_kv_write(k_cache:UOp, v_cache:UOp, k:UOp, v:UOp, seqlens:UOp, table:UOp|None=None) -> UOp:
+  """Write new keys and values into a cache in place: k, v (B, Hkv, Nnew, D) go to positions seqlens[b] + i of sequence b in
+  k_cache and v_cache (dense or paged, as flash_decode reads them). Positions past the cache are dropped. A block per new row."""
+  B, Hkv, Nnew, D = k.shape
+  b, hk, i = UOp.range(B, 0, AxisType.GLOBAL), UOp.range(Hkv, 1, AxisType.GLOBAL), UOp.range(Nnew, 2, AxisType.GLOBAL)
+  d = UOp.range(D, 3, AxisType.LOCAL)
+  key_row, cap = cache_rows(k_cache, table, b, hk)
+  start = flat(seqlens)[b].maximum(0)
+  src = ((b * Hkv + hk) * Nnew + i) * D + d
+  # the gate is on i, not on start + i: tinygrad simplifies an address under its gate, and from start + i < cap it would drop the
+  # clamp of the page-table index, whose load is not gated
+  stores = [flat(c).index((key_row(start + i) + d).valid(i < cap - start)).store(flat(x)[src]) for c, x in ((k_cache, k), (v_cache, v))]
+  info = KernelInfo(name=f"fa_kv_write_d{D}", opts_to_apply=(), estimates=Estimates(ops=0, mem=4 * B * Hkv * Nnew * D * k.dtype.itemsize))
+  return UOp.group(*stores).end(d, i, hk, b).sink(arg=info).rtag(1)

@@ -59,10 +59,11 @@ def assert_kv_close(o, lse, ref_o, ref_lse, dtype, msg):
 @pytest.mark.parametrize("Nq,causal", [(1, False), (1, True), (3, True), (4, False)])
 def test_contiguous(emu, rng, Nq, causal, splits): check(rng, 3, 4, 2, Nq, 70, 32, causal, splits)
 
-# paged: 16-key pages under 32-key tiles (a lookup per row) and 32-key pages under 16-key tiles (one per tile)
-@pytest.mark.parametrize("page,cfg", [(16, FwdConfig(16, 32, 1)), (32, FwdConfig(16, 16, 1))], ids=["page16-tile32", "page32-tile16"])
+# paged: 16-key pages under 32-key tiles (a lookup per row; 5 pages, so the last tile reaches past the cache) and 32-key pages
+# under 16-key tiles (one lookup per tile)
+@pytest.mark.parametrize("page,cfg,Nmax", [(16, FwdConfig(16, 32, 1), 80), (32, FwdConfig(16, 16, 1), 96)], ids=["page16-tile32", "page32-tile16"])
 @pytest.mark.parametrize("Nq,causal,splits", [(1, False, 2), (3, True, 1), slow(2, True, 4)])
-def test_paged(emu, rng, page, cfg, Nq, causal, splits): check(rng, 3, 4, 2, Nq, 96, 32, causal, splits, page=page, cfg=cfg)
+def test_paged(emu, rng, page, cfg, Nmax, Nq, causal, splits): check(rng, 3, 4, 2, Nq, Nmax, 32, causal, splits, page=page, cfg=cfg)
 
 @pytest.mark.parametrize("H,Hkv", [(4, 4), (4, 1), slow(8, 2)], ids=["mha", "mqa", "gqa4"])
 def test_heads(emu, rng, H, Hkv): check(rng, 2, H, Hkv, 2, 50, 32, True, 2)
@@ -144,3 +145,24 @@ def test_split_heuristic():
 def test_default_tile():
   assert [default_decode_config(SM80, 128, rows) for rows in (1, 4, 16, 17, 40, 256)] == \
     [FwdConfig(16, 64, 1)] * 3 + [FwdConfig(32, 64, 2), FwdConfig(64, 64, 4), FwdConfig(64, 64, 4)]
+
+@pytest.mark.parametrize("page", [None, 16], ids=["dense", "paged"])
+def test_write_kvcache(emu, rng, page):
+  """new keys and values land at positions seqlens[b] + i (dropped past the cache), in place; nothing else changes"""
+  from fa_uop import write_kvcache
+  r, seed = rng
+  B, Hkv, Nmax, D, Nnew = 3, 2, 32, 16, 3
+  _, (kc, kcn), (vc, vcn), table = cache(r, B, 2, Hkv, 1, Nmax, D, dtypes.half, page)
+  (k, kn), (v, vn) = rand(r, (B, Hkv, Nnew, D), dtypes.half), rand(r, (B, Hkv, Nnew, D), dtypes.half)
+  seqlens = np.array([0, 13, Nmax - 1], dtype=np.int32)
+  ko, vo = write_kvcache(kc, vc, k, v, Tensor(seqlens, device="PYTHON"), None if table is None else Tensor(table, device="PYTHON"))
+  Tensor.realize(ko, vo)
+  for got, before, new in ((kc, kcn, kn), (vc, vcn, vn)):  # the caches themselves were written
+    want = before.copy()
+    for b in range(B):
+      for i in range(Nnew):
+        n = seqlens[b] + i
+        if n >= Nmax: continue
+        if table is None: want[b, :, n] = new[b, :, i]
+        else: want[table[b, n // page], :, n % page] = new[b, :, i]
+    np.testing.assert_array_equal(got.float().numpy(), want, err_msg=f"seed {seed}")
