@@ -152,7 +152,7 @@ def measure(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, causal:bool, dtype_name
   return rows + [res]
 
 def measure_decode(B:int, H:int, Hkv:int, Nq:int, Nk:int, D:int, causal:bool, page:int, dtype_name:str, cnt:int, verify:bool, peers,
-                   splits:int=0) -> list[dict]:
+                   splits:int=0, cfg:FwdConfig|None=None) -> list[dict]:
   """one decoding shape: Nq new queries per sequence against a KV cache of Nk keys (all valid), dense or paged (page > 0, pages
   shuffled over the pool); fa_uop and its peers as rows (fa_uop's last). Time: the median over cnt runs of all the kernels of a
   call, L2 flushed before each; GB/s = bytes of K and V / time."""
@@ -170,16 +170,16 @@ def measure_decode(B:int, H:int, Hkv:int, Nq:int, Nk:int, D:int, causal:bool, pa
     k, v = [Tensor.randn(B, Hkv, Nk, D, dtype=dtypes.float32).cast(dtype).contiguous().realize() for _ in range(2)]
     table = None
   seqlens = Tensor.full((B,), Nk, dtype=dtypes.int32).contiguous().realize()
-  call = lambda: flash_attention_with_kvcache(q, k, v, seqlens, table, causal=causal, num_splits=splits).realize()
+  call = lambda: flash_attention_with_kvcache(q, k, v, seqlens, table, causal=causal, num_splits=splits, config=cfg).realize()
   st = time.perf_counter()
   with Context(CACHELEVEL=0): out = call()
   Device[DEV].synchronize()
   compile_s = time.perf_counter() - st
   sec, wall = gpu_time(call, cnt, flush=True)
-  used = decode_plan(target_for(DEV), DEV, q.shape, Hkv, Nk, splits)[1]
+  cfg, used = decode_plan(target_for(DEV), DEV, q.shape, Hkv, Nk, splits, cfg)
   res = dict(impl="fa_uop", mode="decode", dev=DEV, B=B, H=H, Hkv=Hkv, N=Nq, Nk=Nk, D=D, causal=causal, page=page, dtype=dtype_name,
-             ms=sec * 1e3, gbps=kv_bytes / sec * 1e-9, splits=used, compile_s=compile_s, max_abs_err=None, rel_err=None, ok=True, wall_ms=wall * 1e3)
-  print(f"fa_uop       {sec*1e6:9.1f} us GPU {kv_bytes/sec*1e-9:8.1f} GB/s | splits {used} | {wall*1e3:8.3f} ms wall/call | "
+             ms=sec * 1e3, gbps=kv_bytes / sec * 1e-9, splits=used, config=str(cfg), compile_s=compile_s, max_abs_err=None, rel_err=None, ok=True, wall_ms=wall * 1e3)
+  print(f"fa_uop       {sec*1e6:9.1f} us GPU {kv_bytes/sec*1e-9:8.1f} GB/s | config {cfg}, splits {used} | {wall*1e3:8.3f} ms wall/call | "
         f"first call (build+compile) {compile_s:.2f} s", flush=True)
   rows = []
   for peer in peers:
@@ -192,7 +192,7 @@ def measure_decode(B:int, H:int, Hkv:int, Nq:int, Nk:int, D:int, causal:bool, pa
     else: psec = torch_peer(peer, "fwd", (B, H, Hkv, Nq, Nk, D), causal, dtype_name)  # torch reads a dense cache of the same bytes
     if psec is None: continue
     print(f"{peer:12s} {psec*1e6:9.1f} us GPU {kv_bytes/psec*1e-9:8.1f} GB/s | fa_uop is {psec/sec:.2f}x", flush=True)
-    rows.append(dict(res, impl=peer, ms=psec * 1e3, gbps=kv_bytes / psec * 1e-9, **{x: None for x in ("splits", "compile_s", "ok", "wall_ms")}))
+    rows.append(dict(res, impl=peer, ms=psec * 1e3, gbps=kv_bytes / psec * 1e-9, **{x: None for x in ("splits", "config", "compile_s", "ok", "wall_ms")}))
   if verify:
     # the first KV head of the first and last sequences, with the query heads that read it, in float64
     G, got = H // Hkv, out.float().numpy()
@@ -288,8 +288,9 @@ def main() -> int:
   if "decode" in modes:
     if modes != ["decode"]: raise ValueError(f"MODE=decode runs alone, got {modes}")
     if getenv("SWEEP", 0): return sweep_decode(dtype_name, cnt, verify, peers, getenv("PAGE", 0))
+    cfg = FwdConfig(*map(int, c.split("x"))) if (c:=getenv("CONFIG", "")) else None
     rows = measure_decode(B, H, getenv("HKV", DEFAULTS.get("HKV", H)), getenv("NQ", 1), getenv("NK", N), D, bool(getenv("CAUSAL", 0)),
-                          getenv("PAGE", 0), dtype_name, cnt, verify, peers, getenv("NUM_SPLITS", 0))
+                          getenv("PAGE", 0), dtype_name, cnt, verify, peers, getenv("NUM_SPLITS", 0), cfg)
   elif getenv("SWEEP", 0): return sweep(modes, dtype_name, cnt, verify, peers)
   else: rows = run_modes(modes, B, H, getenv("HKV", DEFAULTS.get("HKV", H)), N, getenv("NK", N), D, bool(getenv("CAUSAL", 0)), dtype_name, cnt,
                          verify, peers)

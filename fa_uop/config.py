@@ -66,12 +66,13 @@ def default_decode_config(target:Target, d:int, rows:int) -> FwdConfig:
   warps = min(4, 1 << max(0, math.ceil(math.log2(math.ceil(rows / M)))))
   return FwdConfig(warps * M, 64, warps)
 
-# split-KV: enough blocks for DECODE_WAVES per multiprocessor, each split at least DECODE_MIN_TILES KV tiles long
-DECODE_WAVES, DECODE_MIN_TILES, DECODE_MAX_SPLITS = 2, 4, 128
+# split-KV: about DECODE_WAVES blocks per multiprocessor (on the H100, 4 one-warp blocks of 36 KB of LDS kept the memory busiest,
+# docs/perf.md), each split at least DECODE_MIN_TILES KV tiles long, a multiple of 8 splits past 8 (the combine reads 8 at a time)
+DECODE_WAVES, DECODE_MIN_TILES, DECODE_MAX_SPLITS = 4, 4, 128
 
 def decode_splits(blocks:int, n_tiles:int, multiprocessors:int) -> int:
   """How many splits of the KV cache the decoding kernel runs for `blocks` blocks (batch · KV heads · row blocks) over caches of
-  up to n_tiles KV tiles: none where the blocks alone fill the GPU DECODE_WAVES times, else enough to, keeping each split at
-  least DECODE_MIN_TILES tiles long and at most DECODE_MAX_SPLITS of them."""
-  want = math.ceil(DECODE_WAVES * multiprocessors / blocks)
-  return max(1, min(want, n_tiles // DECODE_MIN_TILES, DECODE_MAX_SPLITS))
+  up to n_tiles KV tiles: none where the blocks alone fill the GPU DECODE_WAVES times, else about enough to, keeping each split
+  at least DECODE_MIN_TILES tiles long and at most DECODE_MAX_SPLITS of them."""
+  want = min(math.ceil(DECODE_WAVES * multiprocessors / blocks), n_tiles // DECODE_MIN_TILES, DECODE_MAX_SPLITS)
+  return max(1, want if want <= 8 else want // 8 * 8)

@@ -26,12 +26,12 @@ def kv_plan(first:UOp|int, last:UOp|int, BN:int, nk:UOp|int, causal:bool) -> tup
   return (0 if n_full.vmax <= 1 else n_full), n_end
 
 def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp], UOp], nq:UOp|int, tile_rows:Callable[[UOp], Callable[[UOp], UOp]],
-           nk:UOp|int, keep:Callable[[UOp, UOp], UOp], tiles:tuple[UOp|int, UOp|int|None, UOp|int], c:float) -> tuple[UOp, UOp, UOp]:
+           run:int|None, nk:UOp|int, keep:Callable[[UOp, UOp], UOp], tiles:tuple[UOp|int, UOp|int|None, UOp|int], c:float) -> tuple[UOp, UOp, UOp]:
   """FlashAttention-2's loop for one block: its BLOCK_M query rows (row r at q_rows(r) of q, the first nq of them real) against
   the KV tiles (lo, n_full, hi) = tiles: lo..hi-1, from the last to the first, those from n_full on masked (all of them where
   n_full is None: one loop, which may run zero times; the emulator cannot run a second loop after a first that ran none: a
   barrier tinygrad puts in the second reads the first's loads). tile_rows(n0) gives
-  where row r of the tile from key n0 lives in k and v; nk keys are real; in a masked tile a block row sees a key where
+  where row r of the tile from key n0 lives in k and v, the keys stored densely in runs of `run` (None: all); nk keys are real; in a masked tile a block row sees a key where
   keep(row, key). The scores are scaled by c (log2 domain). Returns the output accumulator, row max and the full row sums."""
   target = blk.target
   D = q.shape[-1]
@@ -50,7 +50,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   q_s, k_s, v_s = smem(blk, BM, D, q.dtype), smem(blk, BN, D, q.dtype), smem(blk, BN, D, q.dtype)
   # where there may be no tile at all (an empty split), the first one's copy reads nothing
   first_rows = nk - n0_of(0) if isinstance(total, int) or total.vmin >= 1 else (total > 0).where(nk - n0_of(0), 0)
-  first_k = copy_tile(blk, k_s, kg, tile(0), first_rows, variant=1)
+  first_k = copy_tile(blk, k_s, kg, tile(0), first_rows, variant=1, run=run)
   q_s = wait_tile(blk, q_s, copy_tile(blk, q_s, qg, q_rows, nq), first_k)
   q_frag = blk.reg((WM // M, D // K, target.a.nelems), q.dtype)
   qm, qk = blk.range(WM // M), blk.range(D // K)
@@ -70,7 +70,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     p = p0 + it
     n0 = n0_of(p)
     kt = wait_tile(blk, k_s, it, *after)
-    vc = copy_tile(blk, v_s.after(kt.buf), vg, tile(p), nk - n0 if masked else None, variant=variant)
+    vc = copy_tile(blk, v_s.after(kt.buf), vg, tile(p), nk - n0 if masked else None, variant=variant, run=run)
     # S = Q·Kᵀ, scaled into the log2 domain; V's copy is issued first so it overlaps this
     s = acc_tile(blk, WM // M, BN // N)
     s = s.after(s.after(vc).store(s.const_like(0)))
@@ -97,7 +97,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     acc = acc.after(upd)
     # V_p must have landed, and every warp be done reading K_p before K_{p+1} overwrites it
     vt = wait_tile(blk, v_s.after(vc), s_done)
-    kc = copy_tile(blk, k_s.after(vt.buf), kg, tile(p + 1), (p + 1 < total).where(BN, 0), variant=variant + 1)
+    kc = copy_tile(blk, k_s.after(vt.buf), kg, tile(p + 1), (p + 1 < total).where(BN, 0), variant=variant + 1, run=run)
     acc = acc.after(kc)
     # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout)
     return mma(blk, acc, a_operand(blk, s, blk.warp * WM, v.dtype), lambda n0, kk: frags_b(blk, vt, n0, kk * K, trans=True), BN // K).end(it)
@@ -150,7 +150,7 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *, target:Target, c
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
   n_full, n_end = kv_plan(m0, m0 + BM - 1, BN, Nk, causal)
   keep = lambda row, key: (key < Nk) & (key <= m0 + row) if causal else key < Nk
-  acc, row_max, row_sum = attend(blk, cfg, q, k, v, rows_at(q_base, D), Nq - m0, lambda n0: rows_at(kv_base + n0 * D, D), Nk, keep,
+  acc, row_max, row_sum = attend(blk, cfg, q, k, v, rows_at(q_base, D), Nq - m0, lambda n0: rows_at(kv_base + n0 * D, D), None, Nk, keep,
                                  (0, n_full, n_end), c)
   stores = store_rows(blk, cfg, acc, row_max, row_sum, o, lambda r: q_base + r * D, lse, lambda r: (b * H + h) * Nq + m0 + r, Nq - m0)
   # The cost is stated, and the sink tagged as already optimized so tinygrad keeps it: derived symbolically over the

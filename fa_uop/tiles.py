@@ -64,21 +64,30 @@ def rows_at(base:UOp, stride:int) -> Callable[[UOp], UOp]:
   """rows of a matrix stored densely: row r starts at base + r*stride"""
   return lambda r: base + r * stride
 
-def copy_tile(blk:Block, dst:Smem, src:UOp, row:Callable[[UOp], UOp], rows_valid:UOp|int|None=None, variant:int=0) -> UOp:
+def copy_tile(blk:Block, dst:Smem, src:UOp, row:Callable[[UOp], UOp], rows_valid:UOp|int|None=None, variant:int=0, run:int|None=None) -> UOp:
   """Start copying rows of a flat global buffer (row r of the tile starting at element row(r), e.g. rows_at(base, D), or a
-  paged cache's lookup) into dst, 16 bytes per thread and step. Rows at or past rows_valid read nothing and arrive as zeros. Returns the copy; wait_tile makes its result visible to every thread.
+  paged cache's lookup) into dst, 16 bytes per thread and step. Rows at or past rows_valid read nothing and arrive as zeros.
+  run: the rows come in runs of that many stored densely (a cache's pages), so row() is asked only where a run starts, once per
+  run and thread rather than once per 16 bytes. Returns the copy; wait_tile makes its result visible to every thread.
   Fast path: the target's async copy. Twin: loads and LDS stores, which tinygrad merges across the whole kernel when two copies
   spell the same LDS address, so each copy into one tile passes its own variant (the threads are walked in another order)."""
-  chunks = dst.rows * dst.cols // 8
+  run = dst.rows if run is None or run >= dst.rows else run
+  assert dst.rows % run == 0, f"runs of {run} rows do not tile {dst.rows} rows"
+  return UOp.group(*[_copy_rows(blk, dst, src, j * run, run, row(j * run), rows_valid, variant) for j in range(dst.rows // run)])
+
+def _copy_rows(blk:Block, dst:Smem, src:UOp, r0:int, nrows:int, base:UOp, rows_valid:UOp|int|None, variant:int) -> UOp:
+  """copy_tile's rows r0..r0+nrows-1 of dst, stored densely from element base on"""
+  chunks = nrows * dst.cols // 8
   fast, steps = blk.target.copy16 is not None, -(-chunks // blk.threads)
   # An inline asm statement cannot be vectorized, so the fast copy loops. It loops at least twice: a statement survives as a
   # dependency only at the END of a loop, and tinygrad removes a one-trip loop; the extra trip is switched off.
   it = blk.range(max(steps, 2) if fast else steps, AxisType.LOOP if fast else AxisType.UPCAST)
   chunk = it * blk.threads + (blk.tid ^ variant)
   active = chunk < chunks if chunks % blk.threads or (fast and steps < 2) else None
-  r, c = chunk // (dst.cols // 8), chunk % (dst.cols // 8) * 8
-  ok = None if rows_valid is None or (isinstance(rows_valid, int) and rows_valid >= dst.rows) else r < rows_valid
-  g = row(r) + c
+  rr, c = chunk // (dst.cols // 8), chunk % (dst.cols // 8) * 8
+  r = r0 + rr
+  ok = None if rows_valid is None or (isinstance(rows_valid, int) and rows_valid >= r0 + nrows) else r < rows_valid
+  g = base + rr * dst.cols + c
   if fast: return blk.target.copy16(dst.at(r, c), src.index(g if ok is None else ok.where(g, 0)), ok, active).end(it)
   v = blk.range(8, AxisType.UPCAST)
   if active is None: return dst.at(r, c + v).store(src.index((g + v) if ok is None else (g + v).valid(ok))).end(it, v)

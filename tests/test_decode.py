@@ -94,11 +94,11 @@ def test_out_of_range_lengths_and_pages_are_clamped(emu, rng):
   np.testing.assert_allclose(o[3, :, 1:], ref_o[3, :, 1:], atol=TOL[dtypes.half]["abs"], err_msg=f"seed {seed}")
 
 def test_splits_agree(emu, rng):
-  """the split count changes only float rounding: 1, 2, 5 and one split per tile against each other"""
+  """the split count changes only float rounding: 1, 2, 5 and 8 (more than the 6 tiles: empty splits) against each other"""
   r, seed = rng
   (q, _), (k, _), (v, _), _ = cache(r, 2, 4, 2, 2, 96, 32, dtypes.half)
   seqlens = lengths(r, 2, 96)
-  outs = [run_decode(q, k, v, seqlens, None, True, s, FwdConfig(16, 16, 1)) for s in (1, 2, 5, 6)]
+  outs = [run_decode(q, k, v, seqlens, None, True, s, FwdConfig(16, 16, 1)) for s in (1, 2, 5, 8)]
   for o, lse in outs[1:]:
     assert (np.isneginf(lse) == np.isneginf(outs[0][1])).all(), f"seed {seed}, lengths {seqlens}"
     fin = np.isfinite(lse)
@@ -135,10 +135,12 @@ def test_new_lengths_build_nothing(emu, rng, monkeypatch):
   assert len(built) == 1
 
 def test_split_heuristic():
-  """no split where the blocks fill the GPU; else enough for two blocks per multiprocessor, each split at least 4 tiles long"""
-  assert decode_splits(blocks=264, n_tiles=512, multiprocessors=132) == 1
-  assert decode_splits(blocks=64, n_tiles=64, multiprocessors=132) == 5
-  assert decode_splits(blocks=8, n_tiles=2048, multiprocessors=132) == 33
+  """no split where the blocks fill the GPU 4 times; else enough for about 4 blocks per multiprocessor, each split at least 4 tiles
+  long, a multiple of 8 past 8"""
+  assert decode_splits(blocks=528, n_tiles=512, multiprocessors=132) == 1
+  assert decode_splits(blocks=64, n_tiles=64, multiprocessors=132) == 8      # B=8, 8 KV heads, 4k cache on the H100
+  assert decode_splits(blocks=8, n_tiles=2048, multiprocessors=132) == 64    # B=1, 128k cache
+  assert decode_splits(blocks=200, n_tiles=2048, multiprocessors=132) == 3
   assert decode_splits(blocks=8, n_tiles=8, multiprocessors=132) == 2 and decode_splits(1, 3, 132) == 1
   assert decode_splits(blocks=1, n_tiles=10 ** 6, multiprocessors=132) == 128
 
