@@ -17,7 +17,7 @@ from tinygrad.helpers import getenv
 from fa_uop import flash_attention, flash_attention_backward, flash_attention_with_kvcache, FwdConfig, default_fwd_config, target_for, tune
 from fa_uop.api import decode_plan
 from fa_uop.reference import kvcache_ref
-from fa_uop.timing import gpu_time
+from fa_uop.timing import gpu_time, event_time
 
 DEV = Device.DEFAULT
 EMULATED = DEV.startswith("PYTHON")
@@ -155,7 +155,8 @@ def measure_decode(B:int, H:int, Hkv:int, Nq:int, Nk:int, D:int, causal:bool, pa
                    splits:int=0, cfg:FwdConfig|None=None) -> list[dict]:
   """one decoding shape: Nq new queries per sequence against a KV cache of Nk keys (all valid), dense or paged (page > 0, pages
   shuffled over the pool); fa_uop and its peers as rows (fa_uop's last). Time: the median over cnt runs of all the kernels of a
-  call, L2 flushed before each; GB/s = bytes of K and V / time."""
+  call between two events (fa_uop.timing.event_time: L2 flushed, no launch time counted, as triton's do_bench times torch's
+  peers); GB/s = bytes of K and V / time."""
   dtype = {"half": dtypes.half, "bfloat16": dtypes.bfloat16}[dtype_name]
   kv_bytes = 2 * B * Hkv * Nk * D * dtype.itemsize
   print(f"{DEV} decode: B={B} H={H} Hkv={Hkv} Nq={Nq} Nk={Nk} D={D} causal={causal} page={page or '-'} {dtype_name}, {cnt} timed runs", flush=True)
@@ -175,7 +176,7 @@ def measure_decode(B:int, H:int, Hkv:int, Nq:int, Nk:int, D:int, causal:bool, pa
   with Context(CACHELEVEL=0): out = call()
   Device[DEV].synchronize()
   compile_s = time.perf_counter() - st
-  sec, wall = gpu_time(call, cnt, flush=True)
+  sec, wall = event_time(call, cnt)
   cfg, used = decode_plan(target_for(DEV), DEV, q.shape, Hkv, Nk, splits, cfg)
   res = dict(impl="fa_uop", mode="decode", dev=DEV, B=B, H=H, Hkv=Hkv, N=Nq, Nk=Nk, D=D, causal=causal, page=page, dtype=dtype_name,
              ms=sec * 1e3, gbps=kv_bytes / sec * 1e-9, splits=used, config=str(cfg), compile_s=compile_s, max_abs_err=None, rel_err=None, ok=True, wall_ms=wall * 1e3)
@@ -188,7 +189,7 @@ def measure_decode(B:int, H:int, Hkv:int, Nq:int, Nk:int, D:int, causal:bool, pa
       if kv_bytes > 2 << 30: continue
       kd, vd = (k, v) if table is None else [Tensor(x.numpy()[table_np].transpose(0, 2, 1, 3, 4).reshape(B, Hkv, Nk, D)) for x in (k, v)]
       gqa = dict(enable_gqa=True) if Hkv != H else {}
-      psec, _ = gpu_time(lambda: q.scaled_dot_product_attention(kd, vd, is_causal=causal, **gqa).realize(), max(1, min(cnt, 5)), flush=True)
+      psec, _ = event_time(lambda: q.scaled_dot_product_attention(kd, vd, is_causal=causal, **gqa).realize(), max(1, min(cnt, 5)))
     else: psec = torch_peer(peer, "fwd", (B, H, Hkv, Nq, Nk, D), causal, dtype_name)  # torch reads a dense cache of the same bytes
     if psec is None: continue
     print(f"{peer:12s} {psec*1e6:9.1f} us GPU {kv_bytes/psec*1e-9:8.1f} GB/s | fa_uop is {psec/sec:.2f}x", flush=True)
@@ -196,11 +197,13 @@ def measure_decode(B:int, H:int, Hkv:int, Nq:int, Nk:int, D:int, causal:bool, pa
   if verify:
     # the first KV head of the first and last sequences, with the query heads that read it, in float64
     G, got = H // Hkv, out.float().numpy()
-    kn, vn = k.float().numpy(), v.float().numpy()
     worst_abs, worst_rel = 0.0, 0.0
     for b in (0, B - 1):
-      dense = lambda x: x[b, :1][None] if table is None else x[table_np[b], :1].transpose(1, 0, 2, 3).reshape(1, 1, Nk, D)
-      ref, _ = kvcache_ref(q[b:b + 1, :G].float().numpy(), dense(kn), dense(vn), np.array([Nk]), None, causal)
+      # only KV head 0 of sequence b comes to the host: the sequence's slice, or the pool's head 0 gathered through the table
+      dense = lambda x: x[b:b + 1, :1].float().numpy() if table is None else \
+        x[:, :1].float().numpy()[table_np[b]].transpose(1, 0, 2, 3).reshape(1, 1, Nk, D)
+      kn, vn = dense(k), dense(v)
+      ref, _ = kvcache_ref(q[b:b + 1, :G].float().numpy(), kn, vn, np.array([Nk]), None, causal)
       diff = got[b:b + 1, :G] - ref
       worst_abs, worst_rel = max(worst_abs, float(np.abs(diff).max())), max(worst_rel, float(np.linalg.norm(diff) / np.linalg.norm(ref)))
     rel_tol, abs_tol = (1e-2, 5e-2) if dtype == dtypes.bfloat16 else (4e-3, 1e-2)
@@ -212,7 +215,7 @@ def measure_decode(B:int, H:int, Hkv:int, Nq:int, Nk:int, D:int, causal:bool, pa
 SWEEP_SHAPES = [(16384 // N, 2048 // D, N, D, causal) for D in (64, 128) for causal in (False, True) for N in (1024, 4096, 16384)]
 # the decode grid: batch, cache length, (H, Hkv) at D=128, where K and V fit in 9 GB
 DECODE_SWEEP = [(B, Nk, H, Hkv) for H, Hkv in ((32, 8), (32, 32)) for B in (1, 8, 64) for Nk in (1024, 8192, 32768, 131072)
-                if 2 * B * Hkv * Nk * 128 * 2 <= 9 << 30]
+                if 2 * B * Hkv * Nk * 128 * 2 <= 9 << 30 and str(Hkv) in getenv("SWEEP_HKV", "8,32").split(",")]
 
 def plot(rows:list[dict], path:str, x:str="N", y:str="tflops", panel=lambda r: f"D={r['D']} {'causal' if r['causal'] else 'full'}") -> bool:
   """y against x (log 2), a line per implementation, a panel per panel(row); False where matplotlib is missing"""
