@@ -10,7 +10,7 @@ def load_example():
 
 def test_generate_matches_sdpa(emu, rng, monkeypatch):
   """examples/generate.py at its tiny size: prefill with flash_attention, decode under TinyJit with flash_attention_with_kvcache,
-  against the same model on tinygrad's SDPA with explicit masks: the same greedy tokens, and close logits at the first step"""
+  against the same model on tinygrad's SDPA with explicit masks: the same greedy tokens, and close logits at every step"""
   monkeypatch.setenv("DEV", f"PYTHON::{emu}")
   gen = load_example()
   r, seed = rng
