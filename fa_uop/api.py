@@ -159,7 +159,8 @@ def flash_attention_with_kvcache(q:Tensor, k_cache:Tensor, v_cache:Tensor, cache
   The query heads of a GQA group are packed into one tile, so K and V are read once per KV head. Split-KV: num_splits=0 picks
   the split count from the shape and the GPU's multiprocessor count (fa_uop.config.decode_splits), 1 turns it off, n > 1 forces
   n splits (at most one per KV tile); the splits' partial results are merged by a small combine kernel. The result does not
-  depend on the split count beyond float rounding. config fixes the tile (default fa_uop.config.default_decode_config)."""
+  depend on the split count beyond float rounding. config fixes the tile (default fa_uop.config.default_decode_config).
+  Inference only: no gradient flows through it (train with flash_attention)."""
   paged = block_table is not None
   target = _check(q, k_cache, v_cache, causal, scale, "k_cache", "v_cache", batch=not paged)
   B, H, Nq, D = q.shape
