@@ -66,7 +66,7 @@ def sdpa_step(seqlens):
   return attend
 
 def generate(model:Model, prompts:list[list[int]], tokens:int, prefill, step) -> tuple[np.ndarray, np.ndarray, float, float]:
-  """(generated tokens (B, tokens), each step's logits (tokens, B, vocab), prefill seconds (build, compile and tuning
+  """(generated tokens (B, tokens), the logits each was chosen from (tokens, B, vocab), prefill seconds (build, compile and tuning
   included), seconds to decode all tokens at the pace of the steps after the jit's capture)"""
   B, lens = len(prompts), [len(p) for p in prompts]
   T = max(lens)
@@ -76,7 +76,8 @@ def generate(model:Model, prompts:list[list[int]], tokens:int, prefill, step) ->
   st = time.perf_counter()
   tok = Tensor([p + [0] * (T - len(p)) for p in prompts], dtype=dtypes.int32)   # right-padded: causal keeps the pads out of sight
   logits = model(tok, Tensor.arange(T)[None].expand(B, T), caches, Tensor.zeros(B, dtype=dtypes.int32), prefill)
-  first = logits[Tensor.arange(B), Tensor(lens) - 1].argmax(-1).cast(dtypes.int32).reshape(B, 1).realize()
+  last = logits[Tensor.arange(B), Tensor(lens) - 1].realize()   # the logits that chose each sequence's first new token
+  first = last.argmax(-1).cast(dtypes.int32).reshape(B, 1).realize()
   Device[Device.DEFAULT].synchronize()
   prefill_s = time.perf_counter() - st
   seqlens = Tensor(lens, dtype=dtypes.int32).contiguous().realize()   # keys in the cache before this step's token
@@ -84,7 +85,7 @@ def generate(model:Model, prompts:list[list[int]], tokens:int, prefill, step) ->
   def decode(tok:Tensor, seqlens:Tensor) -> tuple[Tensor, Tensor]:
     logits = model(tok, seqlens[:, None], caches, seqlens, step(seqlens + 1))[:, 0]
     return logits.argmax(-1).cast(dtypes.int32).reshape(B, 1).realize(), logits.realize()
-  out, steps = [], []
+  out, steps = [], [last]
   tok = first
   for i in range(tokens):
     if i == min(2, tokens - 1):  # the first two steps build, compile and capture the jit: time the steps after them
@@ -92,11 +93,12 @@ def generate(model:Model, prompts:list[list[int]], tokens:int, prefill, step) ->
       st, timed = time.perf_counter(), tokens - i
     out.append(tok)
     tok, logits = decode(tok, seqlens)
-    steps.append(logits.clone().realize())   # the jit reuses its output buffer
+    tok, logits = tok.clone().realize(), logits.clone().realize()   # the jit's replays write their outputs into the same buffers
+    steps.append(logits)
     seqlens.assign(seqlens + 1).realize()
   Device[Device.DEFAULT].synchronize()
   decode_s = (time.perf_counter() - st) / timed * tokens
-  return Tensor.cat(*out, dim=1).numpy(), Tensor.stack(*steps).numpy(), prefill_s, decode_s
+  return Tensor.cat(*out, dim=1).numpy(), Tensor.stack(*steps[:tokens]).numpy(), prefill_s, decode_s
 
 def main() -> int:
   size = SIZES[getenv("SIZE", "tiny" if Device.DEFAULT.startswith("PYTHON") else "small")]

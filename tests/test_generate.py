@@ -20,5 +20,11 @@ def test_generate_matches_sdpa(emu, rng, monkeypatch):
     prompts = [list(r.integers(0, size["vocab"], n)) for n in (3, 6)]
     a, la, *_ = gen.generate(model, prompts, 3, gen.fa_prefill, gen.fa_step)
     b, lb, *_ = gen.generate(model, prompts, 3, gen.sdpa_prefill, gen.sdpa_step)
-  assert a.shape == (2, 3) and (a == b).all(), f"tokens {a.tolist()} vs {b.tolist()} (seed {seed})"
-  assert np.abs(la - lb).max() <= 1e-2 * np.abs(lb).max(), f"logits differ by {np.abs(la - lb).max():.2e} (seed {seed})"
+  assert a.shape == (2, 3) and la.shape == (3, 2, size["vocab"]) and (a == la.argmax(-1).T).all() and (b == lb.argmax(-1).T).all()
+  err = np.abs(la - lb).max()
+  assert err <= 1e-2 * np.abs(lb).max(), f"logits differ by {err:.2e} (seed {seed})"
+  # the same tokens, but where the reference's best two are closer than the logits' difference (a tie either answer may break)
+  for s in range(2):
+    if (diverged:=np.flatnonzero(a[s] != b[s])).size:
+      top2 = np.sort(lb[diverged[0], s])[-2:]
+      assert top2[1] - top2[0] <= 2 * err, f"sequence {s} differs at token {diverged[0]}: {a[s]} vs {b[s]} (seed {seed})"
