@@ -7,7 +7,8 @@ from tinygrad import UOp
 from tinygrad.renderer import Estimates
 from tinygrad.uop.ops import AxisType, KernelInfo
 from fa_uop.config import BwdConfig
-from fa_uop.forward import LOG2E, kv_plan
+from fa_uop.forward import LOG2E
+from fa_uop.mods import Mods, tile_plan
 from fa_uop.target import Target
 from fa_uop.tiles import (Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, col_coords,
                           lane_rows, lane_cols, load_vec, mma, a_operand, rows_at)
@@ -149,9 +150,10 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *, tar
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
   kg, vg = flat(k), flat(v)
   rows0 = blk.warp * WM
-  n_full, n_end = kv_plan(m0, m0 + BM - 1, BN, Nk, causal)
-  tile_base = lambda p: kv_base + (n_end - 1 - p) * BN * D
-  tile_rows = lambda p: Nk - (n_end - 1 - p) * BN
+  mods = Mods(causal=causal)
+  plan = tile_plan(m0, m0 + BM - 1, Nk, BN, mods.left, mods.right)
+  tile_base = lambda p: kv_base + plan.tile(p) * BN * D
+  tile_rows = lambda p: Nk - plan.tile(p) * BN
 
   # Q and dO fragments to registers once; the rows' log2-domain logsumexp and delta too
   q_s, do_s = smem(blk, BM, D, q.dtype), smem(blk, BM, D, q.dtype)
@@ -175,7 +177,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *, tar
   def kv_step(it:UOp, p0:UOp|int, dq_acc:UOp, masked:bool, after:tuple, variant:int) -> UOp:
     dq_acc = dq_acc.after(it)
     p = p0 + it
-    nt0 = (n_end - 1 - p) * BN
+    nt0 = plan.tile(p) * BN
     ok_rows = tile_rows(p) if masked else None
     kc = copy_tile(blk, k_s.after(it, *after), kg, rows_at(tile_base(p), D), ok_rows, variant=variant)
     vc = copy_tile(blk, v_s.after(it, *after), vg, rows_at(tile_base(p), D), ok_rows, variant=variant + 1)
@@ -187,9 +189,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *, tar
     val = s[mi, ni, e] * c
     if masked:
       r, col = tile_coords(blk, mi, ni, e)
-      keep = (nt0 + col) < Nk
-      if causal: keep = keep & ((nt0 + col) <= (m0 + rows0 + r))
-      val = keep.where(val, -math.inf)
+      val = mods.keep(b, h, m0 + rows0 + r, nt0 + col, Nk, ()).where(val, -math.inf)
     s = s.after(s[mi, ni, e].store(val).end(mi, ni, e))
     s_rows = rows_view(blk, s)
     s = s.after(s_rows.store((s_rows - (lse2 * LOG2E).reshape(nrows, 1).expand(s_rows.shape)).exp2()))
@@ -203,7 +203,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *, tar
     return mma(blk, dq_acc, dsa, lambda c0, kk: frags_b(blk, kt, c0, kk * K, trans=True), BN // K).barrier().end(it)
 
   dones = []
-  for p0, count, masked in ((0, n_end - n_full, True), (n_end - n_full, n_full, False)):
+  for p0, count, masked in ((0, plan.n_masked, True), (plan.n_masked, plan.n_free, False)):
     if (count if isinstance(count, int) else count.vmax) <= 0: continue
     dones.append(kv_step(blk.range(count, AxisType.REDUCE), p0, dq_acc.after(*dones), masked=masked, after=tuple(dones),
                          variant=2 + 2 * len(dones)).barrier())

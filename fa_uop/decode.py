@@ -11,6 +11,7 @@ from tinygrad.renderer import Estimates
 from tinygrad.uop.ops import AxisType, KernelInfo
 from fa_uop.config import FwdConfig
 from fa_uop.forward import LOG2E, attend, store_rows
+from fa_uop.mods import Mods, TilePlan, tile_plan
 from fa_uop.target import Target
 from fa_uop.tiles import Block, flat, rows_at
 
@@ -39,7 +40,6 @@ def flash_decode(q:UOp, k:UOp, v:UOp, seqlens:UOp, table:UOp|None, o:UOp, lse:UO
   S = o.shape[3] if len(o.shape) == 5 else 1
   cfg.check(target, D)
   BM, BN = cfg.block_m, cfg.block_n
-  c = (1 / math.sqrt(D) if scale is None else scale) * LOG2E
 
   b, hk, mb = UOp.range(B, 0, AxisType.GLOBAL), UOp.range(Hkv, 1, AxisType.GLOBAL), UOp.range(math.ceil(R / BM), 2, AxisType.GLOBAL)
   s = UOp.range(S, 3, AxisType.GLOBAL) if S > 1 else None
@@ -50,16 +50,19 @@ def flash_decode(q:UOp, k:UOp, v:UOp, seqlens:UOp, table:UOp|None, o:UOp, lse:UO
   # a paged cache's keys are dense within a page: a tile is copied in runs that each look their page up once
   tile_rows, run = (lambda n0: lambda r: key_row(n0 + r)), None if table is None else math.gcd(k.shape[2], BN)
   nk = flat(seqlens)[b].maximum(0).minimum(cap)
-  keep = (lambda row, key: (key < nk) & (key <= nk - Nq + (m0 + row) % Nq)) if causal else (lambda row, key: key < nk)
+  mods = Mods(causal=causal)
+  pos = lambda row: nk - Nq + (m0 + row) % Nq   # bottom-right: query i sits at position nk - Nq + i
+  plan = tile_plan(nk - Nq, nk - 1, nk, BN, mods.left, mods.right)
   # every tile is masked: the cost is a few compares per score, where a second, unmasked stage would leave the emulator (see
-  # attend) a loop after one that may run no time at all
-  n_end = (nk + BN - 1) // BN
-  lo, hi = 0, n_end
-  if s is not None:  # split s takes its share of this sequence's tiles
-    per = (n_end + S - 1) // S
-    lo = (s * per).minimum(n_end)
-    hi = (lo + per).minimum(n_end)
-  acc, row_max, row_sum = attend(blk, cfg, q, k, v, rows_at(row0 * D, D), R - m0, tile_rows, run, nk, keep, (lo, None, hi), c)
+  # tile_plan) a loop after one that may run no time at all. Split s takes its share of the plan's positions.
+  if s is None: share = TilePlan(plan.total, 0, plan.tile, plan.total)
+  else:
+    per = (plan.total + S - 1) // S
+    first = (s * per).minimum(plan.total)
+    count = (plan.total - first).minimum(per)
+    share = TilePlan(count, 0, lambda p: plan.tile(first + p), count)
+  acc, row_max, row_sum = attend(blk, cfg, q, k, v, rows_at(row0 * D, D), R - m0, tile_rows, run, nk, share,
+                                 1 / math.sqrt(D) if scale is None else scale, lambda row, key: mods.keep(b, hk, pos(row), key, nk, ()))
   if s is None: o_row, lse_row = (lambda r: (row0 + r) * D), (lambda r: row0 + r)
   else: o_row, lse_row = (lambda r: ((row0 + r) * S + s) * D), (lambda r: (row0 + r) * S + s)
   stores = store_rows(blk, cfg, acc, row_max, row_sum, o, o_row, lse, lse_row, R - m0)

@@ -8,42 +8,30 @@ from tinygrad import UOp
 from tinygrad.renderer import Estimates
 from tinygrad.uop.ops import AxisType, KernelInfo, Ops
 from fa_uop.config import FwdConfig
+from fa_uop.mods import Mods, TilePlan, tile_plan
 from fa_uop.target import Target
 from fa_uop.tiles import (Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords,
                           mma, a_operand, lane_reduce, rows_at)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
 
-def kv_plan(first:UOp|int, last:UOp|int, BN:int, nk:UOp|int, causal:bool) -> tuple[UOp|int, UOp|int]:
-  """(n_full, n_end) for a block whose query rows sit at positions first..last against nk keys: KV tiles n_full..n_end-1 need a
-  mask, 0..n_full-1 none, and the tiles past n_end (above a causal diagonal) are never visited. Visited from the last to the
-  first, as FlashAttention-2 does, so the masked ones (the key tail and the ones the diagonal crosses) come first."""
-  n_tiles = (nk + BN - 1) // BN
-  if not causal: return nk // BN, n_tiles
-  n_end = (last // BN + 1).minimum(n_tiles)
-  n_full = ((first + 1) // BN).minimum(nk // BN).minimum(n_end - 1).maximum(0)  # a causal block masks at least its last tile
-  # the emulator runs a loop of at most one trip inline with the code around it: fold such an unmasked stage into the masked one
-  return (0 if n_full.vmax <= 1 else n_full), n_end
-
 def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp], UOp], nq:UOp|int, tile_rows:Callable[[UOp], Callable[[UOp], UOp]],
-           run:int|None, nk:UOp|int, keep:Callable[[UOp, UOp], UOp], tiles:tuple[UOp|int, UOp|int|None, UOp|int], c:float) -> tuple[UOp, UOp, UOp]:
+           run:int|None, nk:UOp|int, plan:TilePlan, scale:float, keep:Callable[[UOp, UOp], UOp],
+           score:Callable[[UOp, UOp, UOp], UOp]|None=None) -> tuple[UOp, UOp, UOp]:
   """FlashAttention-2's loop for one block: its BLOCK_M query rows (row r at q_rows(r) of q, the first nq of them real) against
-  the KV tiles (lo, n_full, hi) = tiles: lo..hi-1, from the last to the first, those from n_full on masked (all of them where
-  n_full is None: one loop, which may run zero times; the emulator cannot run a second loop after a first that ran none: a
-  barrier tinygrad puts in the second reads the first's loads). tile_rows(n0) gives
-  where row r of the tile from key n0 lives in k and v, the keys stored densely in runs of `run` (None: all); nk keys are real; in a masked tile a block row sees a key where
-  keep(row, key). The scores are scaled by c (log2 domain). Returns the output accumulator, row max and the full row sums."""
+  the KV tiles of the plan, in its order (a stage of masked tiles, then one of unmasked ones). tile_rows(n0) gives where row r of
+  the tile from key n0 lives in k and v, the keys stored densely in runs of `run` (None: all); nk keys are real. The scores
+  are scaled by scale; score(x, row, key), where given, modifies a scaled score x of a block row and a key (natural log domain);
+  in a masked tile a block row sees a key where keep(row, key). Returns the output accumulator, row max (log2 domain) and the
+  full row sums."""
   target = blk.target
   D = q.shape[-1]
   BM, BN = cfg.block_m, cfg.block_n
   M, N, K = target.mma
   WM = BM // blk.warps                  # query rows per warp
   qg, kg, vg = flat(q), flat(k), flat(v)
-  lo, n_full, hi = tiles
-  if n_full is None: n_masked, n_free, total = hi - lo, 0, hi - lo
-  elif isinstance(lo, int) and lo == 0: n_masked, n_free, total = hi - n_full, n_full, hi  # 0 <= n_full <= hi
-  else: n_masked, n_free, total = (hi - lo.maximum(n_full)).maximum(0), (hi.minimum(n_full) - lo).maximum(0), hi - lo
-  n0_of = lambda p: (hi - 1 - p) * BN   # first key of the tile at position p
+  total = plan.total
+  n0_of = lambda p: plan.tile(p) * BN   # first key of the tile at position p
   tile = lambda p: tile_rows(n0_of(p))
 
   # prologue: Q and the first K tile in flight together; Q's fragments go to registers for the whole KV loop
@@ -61,25 +49,29 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   nrows = rows_view(blk, acc).shape[0]
   row_max, row_sum = blk.reg((nrows,)), blk.reg((nrows,))
   init = UOp.group(acc.store(acc.const_like(0)), row_max.store(row_max.const_like(-math.inf)), row_sum.store(row_sum.const_like(0)))
-  acc, row_max, row_sum = acc.after(init), row_max.after(init), row_sum.after(init)
+  raw = (acc, row_max, row_sum)
 
   def kv_step(it:UOp, p0:UOp|int, acc:UOp, row_max:UOp, row_sum:UOp, masked:bool, after:tuple[UOp, ...], variant:int) -> UOp:
     """one KV tile: K_p was copied by the step before (or the prologue); V_p is copied while S = Q·Kᵀ runs, and K_{p+1} while P·V
     runs. Returns the END of the loop."""
     acc, row_max, row_sum = acc.after(it), row_max.after(it), row_sum.after(it)  # read the carried state anew each iteration
     p = p0 + it
+    real = p < plan.n_masked if masked and phantom else None
     n0 = n0_of(p)
     kt = wait_tile(blk, k_s, it, *after)
-    vc = copy_tile(blk, v_s.after(kt.buf), vg, tile(p), nk - n0 if masked else None, variant=variant, run=run)
+    vc = copy_tile(blk, v_s.after(kt.buf), vg, tile(p), (nk - n0 if real is None else real.where(nk - n0, 0)) if masked else None,
+                   variant=variant, run=run)
     # S = Q·Kᵀ, scaled into the log2 domain; V's copy is issued first so it overlaps this
     s = acc_tile(blk, WM // M, BN // N)
     s = s.after(s.after(vc).store(s.const_like(0)))
     s = s.after(mma(blk, s, lambda m, kk: q_frag[m, kk], lambda n0, kk: frags_b(blk, kt, n0, kk * K), D // K))
     mi, ni, e = blk.range(WM // M), blk.range(BN // N), blk.range(target.c.nelems)
-    val = s[mi, ni, e] * c
-    if masked:  # only the tiles at the key tail and on a causal diagonal pay for the mask
-      r, col = tile_coords(blk, mi, ni, e)
-      val = keep(blk.warp * WM + r, n0 + col).where(val, -math.inf)
+    r, col = tile_coords(blk, mi, ni, e)
+    # softmax in base 2: exp(x) = exp2(x·log2 e), with the modification (if any) on the natural-log score
+    val = s[mi, ni, e] * (scale * LOG2E) if score is None else score(s[mi, ni, e] * scale, blk.warp * WM + r, n0 + col) * LOG2E
+    if masked:  # only the tiles a mask's edge crosses pay for it
+      ok = keep(blk.warp * WM + r, n0 + col)
+      val = (ok if real is None else ok & real).where(val, -math.inf)
     s = s.after(s[mi, ni, e].store(val).end(mi, ni, e))
     s_rows = rows_view(blk, s)
     # online softmax: new row max, rescale what was accumulated so far, P = exp2(S - max)
@@ -102,15 +94,21 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout)
     return mma(blk, acc, a_operand(blk, s, blk.warp * WM, v.dtype), lambda n0, kk: frags_b(blk, vt, n0, kk * K, trans=True), BN // K).end(it)
 
-  # the state after each stage hangs off the state before both: the emulator skips a zero-trip loop's body, and an AFTER first
-  # used inside one would never be evaluated. A stage that can never run is not built.
-  state, dones = (acc, row_max, row_sum), []
-  for p0, count, masked in ((0, n_masked, True), (n_masked, n_free, False)):
+  # Each stage, and what follows them, reads the state from the buffers themselves, after the init and the stages before:
+  # tinygrad places an AFTER where it is first used, and the emulator skips the body of a loop that runs no time, so an AFTER
+  # placed in one would never be made for what follows. A stage that can never run is not built.
+  # The emulator also places values used both inside a loop and after it (a lane index of the row reductions) in the loop, so
+  # the masked loop always runs: where the block has no tile at all it runs once on a phantom tile that copies nothing and
+  # masks every key (tile_plan makes it the first stage whenever there is any tile).
+  phantom = (plan.total if isinstance(plan.total, int) else plan.total.vmin) < 1
+  n_run = (1 if isinstance(plan.n_masked, int) else plan.n_masked.maximum(1)) if phantom else plan.n_masked
+  dones: list[UOp] = []
+  for p0, count, masked in ((0, n_run, True), (plan.n_masked, plan.n_free, False)):
     if (count if isinstance(count, int) else count.vmax) <= 0: continue
     # the barrier keeps the next stage's copies behind this stage's last reads (tinygrad adds one only at a loop's back edge)
-    dones.append(kv_step(blk.range(count, AxisType.REDUCE), p0, *[x.after(*dones) for x in state], masked=masked, after=(first_k, *dones),
+    dones.append(kv_step(blk.range(count, AxisType.REDUCE), p0, *[x.after(init, *dones) for x in raw], masked=masked, after=(first_k, *dones),
                          variant=2 + 2 * len(dones)).barrier())
-  acc, row_max, row_sum = [x.after(*dones) for x in state]
+  acc, row_max, row_sum = [x.after(init, *dones) for x in raw]
   return acc, row_max, lane_reduce(blk, row_sum, Ops.ADD)
 
 def store_rows(blk:Block, cfg:FwdConfig, acc:UOp, row_max:UOp, row_sum:UOp, o:UOp, o_row:Callable[[UOp], UOp], lse:UOp|None,
@@ -141,17 +139,16 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *, target:Target, c
   Hkv, Nk = k.shape[1], k.shape[2]
   cfg.check(target, D)
   BM, BN = cfg.block_m, cfg.block_n
-  c = (1 / math.sqrt(D) if scale is None else scale) * LOG2E  # softmax in base 2: exp(s·scale) = exp2(s·c)
 
   b, h = UOp.range(B, 0, AxisType.GLOBAL), UOp.range(H, 1, AxisType.GLOBAL)
   mb = UOp.range(math.ceil(Nq / BM), 2, AxisType.GLOBAL)
   blk = Block(target, cfg.warps)
   m0 = mb * BM
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
-  n_full, n_end = kv_plan(m0, m0 + BM - 1, BN, Nk, causal)
-  keep = lambda row, key: (key < Nk) & (key <= m0 + row) if causal else key < Nk
-  acc, row_max, row_sum = attend(blk, cfg, q, k, v, rows_at(q_base, D), Nq - m0, lambda n0: rows_at(kv_base + n0 * D, D), None, Nk, keep,
-                                 (0, n_full, n_end), c)
+  mods = Mods(causal=causal)
+  plan = tile_plan(m0, m0 + BM - 1, Nk, BN, mods.left, mods.right)
+  acc, row_max, row_sum = attend(blk, cfg, q, k, v, rows_at(q_base, D), Nq - m0, lambda n0: rows_at(kv_base + n0 * D, D), None, Nk, plan,
+                                 1 / math.sqrt(D) if scale is None else scale, lambda row, key: mods.keep(b, h, m0 + row, key, Nk, ()))
   stores = store_rows(blk, cfg, acc, row_max, row_sum, o, lambda r: q_base + r * D, lse, lambda r: (b * H + h) * Nq + m0 + r, Nq - m0)
   # The cost is stated, and the sink tagged as already optimized so tinygrad keeps it: derived symbolically over the
   # data-dependent loop bounds it is a graph deep enough to overflow Python's recursion when printed into the program's key.

@@ -1,0 +1,111 @@
+"""What a kernel may change in attention's scores, described once for every kernel: causal and sliding-window masks, softcap, a
+user's score_mod and mask_mod written over UOps, and the extra buffers (mod_args) those read. The kernels call `score`, its
+derivative `dscore` and `keep` at the one place their scores are made, and `tile_plan` to know which tiles to visit and which
+of those need the mask."""
+from __future__ import annotations
+import functools, math
+from dataclasses import dataclass
+from typing import Callable
+from tinygrad import UOp, dtypes
+from tinygrad.mixin.gradient import compute_gradient
+
+@dataclass(frozen=True)
+class Mods:
+  """causal: key j > query i is hidden (i and j as the entry point aligns positions). window (left, right): key j is kept for
+  query i iff i - left <= j <= i + right, a side of None unbounded. softcap c: score <- c·tanh(score/c). score_mod(score, b, h,
+  q_idx, kv_idx, *args) -> score and mask_mod(b, h, q_idx, kv_idx, *args) -> bool, on UOps; args: the n_args mod_args buffers."""
+  causal: bool = False
+  window: tuple[int|None, int|None] = (None, None)
+  softcap: float|None = None
+  score_mod: Callable|None = None
+  mask_mod: Callable|None = None
+  n_args: int = 0
+  @property
+  def left(self) -> int|None: return self.window[0]
+  @property
+  def right(self) -> int|None:
+    """the right side with causal folded in: causal is a window whose right side is 0"""
+    r = self.window[1]
+    return (0 if r is None else min(r, 0)) if self.causal else r
+  @property
+  def scores_changed(self) -> bool: return self.softcap is not None or self.score_mod is not None
+
+  def score(self, x:UOp, b:UOp, h:UOp, qi:UOp, kj:UOp, args:tuple[UOp, ...]) -> UOp:
+    """the modified score of a scaled score x (natural-log domain, float32)"""
+    if self.softcap is not None: x = _tanh(x * (1 / self.softcap)) * self.softcap
+    if self.score_mod is not None: x = self.score_mod(x, b, h, qi, kj, *args)
+    return x
+
+  def dscore(self, x:UOp, b:UOp, h:UOp, qi:UOp, kj:UOp, args:tuple[UOp, ...]) -> UOp:
+    """d score / d x, derived by tinygrad's UOp gradient from the score itself, at x"""
+    leaf = UOp.placeholder((1,), dtypes.float, slot=1 << 20)[0]   # a stand-in for x, substituted once differentiated
+    y = self.score(leaf, b, h, qi, kj, args)
+    return compute_gradient(y, y.const_like(1.0), {leaf})[leaf].substitute({leaf: x})
+
+  def keep(self, b:UOp, h:UOp, qi:UOp, kj:UOp, nk:UOp|int, args:tuple[UOp, ...]) -> UOp:
+    """whether query qi sees key kj: a real key (kj < nk) that the window, causal and mask_mod keep"""
+    conds = [kj < nk]
+    if self.left is not None: conds.append(kj >= qi - self.left)
+    if self.right is not None: conds.append(kj <= qi + self.right)
+    if self.mask_mod is not None: conds.append(self.mask_mod(b, h, qi, kj, *args))
+    return functools.reduce(lambda a, c: a & c, conds)
+
+def _tanh(z:UOp) -> UOp:
+  """tanh without overflow (and a gradient without inf·0): from e = exp(-2|z|) in (0, 1]"""
+  e = (z.maximum(-z) * (-2 * math.log2(math.e))).exp2()
+  t = (1 - e) / (1 + e)
+  return (z < 0).where(-t, t)
+
+@dataclass(frozen=True)
+class TilePlan:
+  """The tiles one block visits, in order: positions 0..n_masked-1 need the mask, n_masked..n_masked+n_free-1 none, tile(p)
+  is the tile index at position p (masked tiles first, as FlashAttention-2 visits them)."""
+  n_masked: UOp|int
+  n_free: UOp|int
+  tile: Callable[[UOp|int], UOp|int]
+  total: UOp|int      # n_masked + n_free, in a form whose bounds tinygrad can see
+
+def _ceil(x:UOp|int, d:int) -> UOp|int: return (x + d - 1) // d
+
+def _max0(x:UOp|int) -> UOp|int: return max(x, 0) if isinstance(x, int) else x.maximum(0)
+
+def _bounds(x:UOp|int) -> tuple[int, int]: return (x, x) if isinstance(x, int) else (x.vmin, x.vmax)
+
+def _where(c:UOp|bool, a:UOp|int, b:UOp|int) -> UOp|int: return (a if c else b) if isinstance(c, bool) else c.where(a, b)
+
+def tile_plan(first:UOp|int, last:UOp|int, n:UOp|int, T:int, left:int|None, right:int|None, tail_masked:bool=True) -> TilePlan:
+  """Which of the tiles of T columns (0..n-1) a block whose rows sit at positions first..last visits, when row i keeps column j
+  iff i - left <= j <= i + right (a side None: unbounded): the tiles a side's edge crosses, and the column tail's tile where
+  tail_masked, need the mask; the tiles no row keeps anything of are never visited. Visited: the masked tiles at the right
+  edge, those at the left edge, then the unmasked ones between, each from the last down.
+  The emulator needs two things of the stages this gives: a first (masked) stage that runs whenever the second does (a
+  barrier tinygrad puts in the second lists the first's LDS loads, which the emulator never made if the first ran zero times),
+  so where no tile needs the mask the first unmasked one is masked anyway; and no unmasked stage of at most one trip (it would
+  run inline, ignoring its count), which is folded into the masked one."""
+  n_tiles = _ceil(n, T)
+  lo = 0 if left is None else _max0(first - left)                          # the columns some row keeps: lo..hi-1
+  hi = n if right is None else _min(n, _max0(last + right + 1))
+  t_lo = lo // T
+  t_hi = _ceil(hi, T) if _bounds(lo)[1] < _bounds(hi)[0] else _where(lo < hi, _ceil(hi, T), t_lo)
+  if right is None: u_hi = n // T if tail_masked else n_tiles
+  else: u_hi = (_min(n, _max0(first + right + 1)) if tail_masked else _max0(first + right + 1)) // T
+  u_lo = t_lo if left is None else _min(_max(_ceil(_max0(last - left), T), t_lo), t_hi)
+  u_hi = _min(_max(u_hi, u_lo), t_hi)
+  cr, cl, cu = t_hi - u_hi, u_lo - t_lo, u_hi - u_lo
+  n_masked = cr + cl
+  # (a masked stage that is never built, count 0 at build time, needs nothing borrowed: the unmasked stage is then the first)
+  borrow = 0 if isinstance(n_masked, int) or n_masked.vmin >= 1 else ((n_masked < 1) & (cu > 0)).where(1, 0)
+  n_masked, n_free = n_masked + borrow, cu - borrow
+  if (n_free if isinstance(n_free, int) else n_free.vmax) <= 1: n_masked, n_free = n_masked + n_free, 0
+  def tile(p:UOp|int) -> UOp|int:
+    if isinstance(cl, int) and cl == 0: return t_hi - 1 - p                   # no left edge: right edge and middle are one run
+    return _where(p < cr, t_hi - 1 - p, _where(p < cr + cl, u_lo - 1 - (p - cr), u_hi - 1 - (p - cr - cl)))
+  return TilePlan(n_masked, n_free, tile, t_hi - t_lo)
+
+def _min(a:UOp|int, b:UOp|int) -> UOp|int:
+  if isinstance(a, int) and isinstance(b, int): return min(a, b)
+  return a.minimum(b) if isinstance(a, UOp) else b.minimum(a)
+
+def _max(a:UOp|int, b:UOp|int) -> UOp|int:
+  if isinstance(a, int) and isinstance(b, int): return max(a, b)
+  return a.maximum(b) if isinstance(a, UOp) else b.maximum(a)
