@@ -1,12 +1,14 @@
 """The user-facing API on tinygrad Tensors."""
 from __future__ import annotations
 import functools, math
+from typing import Callable
 from tinygrad import Tensor, UOp, dtypes
 from fa_uop import tune
 from fa_uop.backward import flash_bwd_dkdv, flash_bwd_dq
 from fa_uop.config import BwdConfig, FwdConfig, default_bwd_configs, default_decode_config, decode_splits
 from fa_uop.decode import flash_decode, flash_combine, flash_kv_write
 from fa_uop.forward import flash_fwd
+from fa_uop.mods import Mods
 from fa_uop.target import Target, target_for, multiprocessors
 
 HEAD_DIMS = (16, 32, 48, 64, 80, 96, 112, 128)
@@ -31,23 +33,61 @@ def _check(q, k, v, causal, scale, kn:str="k", vn:str="v", batch:bool=True) -> T
   if D not in HEAD_DIMS: raise ValueError(f"head dim D={D} is not supported; supported: {HEAD_DIMS}")
   return target_for(q.device if isinstance(q.device, str) else q.device[0])
 
+def _mods(q:Tensor, causal:bool, window, softcap, score_mod, mask_mod, mod_args) -> Mods:
+  """the modifications of one call, checked before any kernel is built"""
+  if window is not None:
+    if not isinstance(window, (tuple, list)) or len(window) != 2:
+      raise TypeError(f"window must be a pair (left, right) of ints >= 0 or None, got {window!r}")
+    for side, w in zip(("left", "right"), window):
+      if w is not None and (not isinstance(w, int) or isinstance(w, bool)): raise TypeError(f"window's {side} side must be an int or None, got {w!r}")
+      if w is not None and w < 0: raise ValueError(f"window's {side} side must be >= 0, got {w}")
+  if softcap is not None:
+    if not isinstance(softcap, (int, float)) or isinstance(softcap, bool): raise TypeError(f"softcap must be a float > 0 or None, got {softcap!r}")
+    if not (math.isfinite(softcap) and softcap > 0): raise ValueError(f"softcap must be a finite float > 0, got {softcap}")
+  if not isinstance(mod_args, (tuple, list)): raise TypeError(f"mod_args must be a tuple of tinygrad Tensors, got {type(mod_args).__name__}")
+  for i, t in enumerate(mod_args):
+    if not isinstance(t, Tensor): raise TypeError(f"mod_args[{i}] must be a tinygrad Tensor, got {type(t).__name__}")
+    if t.device != q.device: raise ValueError(f"mod_args[{i}] must be on q's device {q.device}, got {t.device}")
+    if getattr(t, "requires_grad", False): raise ValueError(f"mod_args[{i}] requires grad: the mods' buffers receive no gradient")
+  B, H, Nq, _ = q.shape
+  # the mods are called once here on stand-ins of the kernel's UOps, to check what they return
+  idx = [UOp.variable(n, 0, m - 1).cast(dtypes.int32) for n, m in (("b", B), ("h", H), ("q_idx", 1 << 30), ("kv_idx", 1 << 30))]
+  args = [UOp.placeholder(t.shape, t.dtype, i + 16) for i, t in enumerate(mod_args)]
+  for name, fn, want, call in (("score_mod", score_mod, "float", lambda: score_mod(UOp.placeholder((1,), dtypes.float, 15)[0], *idx, *args)),
+                               ("mask_mod", mask_mod, "bool", lambda: mask_mod(*idx, *args))):
+    if fn is None: continue
+    if not callable(fn): raise TypeError(f"{name} must be callable, got {type(fn).__name__}")
+    out = call()
+    if not (isinstance(out, UOp) and (dtypes.is_float(out.dtype) if want == "float" else out.dtype == dtypes.bool)):
+      hint = " (UOps compare with .eq() and .ne(): == and != compare the objects)" if isinstance(out, bool) else ""
+      raise TypeError(f"{name} must return a {want} UOp, got {getattr(out, 'dtype', type(out).__name__)}{hint}")
+  return Mods(causal, tuple(window) if window is not None else (None, None), None if softcap is None else float(softcap), score_mod, mask_mod,
+              len(mod_args))
+
 @functools.cache
-def _fwd_builder(target:Target, cfg:FwdConfig, causal:bool, scale:float|None):
+def _fwd_builder(target:Target, cfg:FwdConfig, mods:Mods, scale:float|None):
   """the kernel builder for custom_kernel, caching each sink by its placeholders (UOps are interned, so a second call with the
   same shapes gets the same sink and tinygrad's program cache finds the compiled kernel: nothing is built again)"""
-  return functools.cache(lambda *ps: flash_fwd(*ps, target=target, cfg=cfg, causal=causal, scale=scale))
+  return functools.cache(lambda *ps: flash_fwd(*ps, target=target, cfg=cfg, scale=scale, mods=mods))
 
 @functools.cache
-def _bwd_builders(target:Target, dkdv:BwdConfig, dq:BwdConfig, causal:bool, scale:float|None):
-  return (functools.cache(lambda *ps: flash_bwd_dkdv(*ps, target=target, cfg=dkdv, causal=causal, scale=scale)),
-          functools.cache(lambda *ps: flash_bwd_dq(*ps, target=target, cfg=dq, causal=causal, scale=scale)))
+def _bwd_builders(target:Target, dkdv:BwdConfig, dq:BwdConfig, mods:Mods, scale:float|None):
+  return (functools.cache(lambda *ps: flash_bwd_dkdv(*ps, target=target, cfg=dkdv, scale=scale, mods=mods)),
+          functools.cache(lambda *ps: flash_bwd_dq(*ps, target=target, cfg=dq, scale=scale, mods=mods)))
 
 def flash_attention_backward(q:Tensor, k:Tensor, v:Tensor, o:Tensor, lse:Tensor, do:Tensor, dlse:Tensor|None=None, causal:bool=False,
-                             scale:float|None=None, configs:tuple[BwdConfig, BwdConfig]|None=None) -> tuple[Tensor, Tensor, Tensor]:
+                             scale:float|None=None, configs:tuple[BwdConfig, BwdConfig]|None=None, window=None, softcap=None,
+                             score_mod=None, mask_mod=None, mod_args=()) -> tuple[Tensor, Tensor, Tensor]:
   """Gradients (dq, dk, dv) of flash_attention, in the inputs' dtype, from its output o and logsumexp lse and the gradient do
-  of o (and dlse of lse, if the loss used it). Shapes as in flash_attention; GQA's dk and dv sum over the query heads that
-  share a KV head, with no copies of K or V. delta = rowsum(do ∘ o) − dlse, then the dK/dV and the dQ kernels."""
+  of o (and dlse of lse, if the loss used it). Shapes and modifications as in flash_attention; GQA's dk and dv sum over the
+  query heads that share a KV head, with no copies of K or V. delta = rowsum(do ∘ o) − dlse, then the dK/dV and the dQ kernels.
+  softcap and score_mod are differentiated by tinygrad's UOp gradient; mod_args get no gradient."""
   target = _check(q, k, v, causal, scale)
+  mods = _mods(q, causal, window, softcap, score_mod, mask_mod, mod_args)
+  return _backward(target, mods, q, k, v, o, lse, do, dlse, scale, configs, tuple(mod_args))
+
+def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, lse:Tensor, do:Tensor, dlse:Tensor|None, scale:float|None,
+              configs:tuple[BwdConfig, BwdConfig]|None, mod_args:tuple[Tensor, ...]) -> tuple[Tensor, Tensor, Tensor]:
   B, H, Nq, D = q.shape
   for name, x, shape in (("o", o, q.shape), ("do", do, q.shape), ("lse", lse, (B, H, Nq)), ("dlse", dlse, (B, H, Nq))):
     if x is None and name == "dlse": continue
@@ -61,50 +101,64 @@ def flash_attention_backward(q:Tensor, k:Tensor, v:Tensor, o:Tensor, lse:Tensor,
   for c in (cfg_dkdv, cfg_dq): c.check(target, q.shape[3])
   delta = (do.float() * o.float()).sum(-1)
   if dlse is not None: delta = delta - dlse.float()
-  f_dkdv, f_dq = _bwd_builders(target, cfg_dkdv, cfg_dq, causal, scale)
+  f_dkdv, f_dq = _bwd_builders(target, cfg_dkdv, cfg_dq, mods, scale)
   ins = (q.contiguous(), k.contiguous(), v.contiguous(), do.cast(q.dtype).contiguous(), lse.float().contiguous(), delta.contiguous())
+  args = tuple(t.contiguous() for t in mod_args)
   dk, dv = (Tensor.empty(*k.shape, dtype=k.dtype, device=k.device) for _ in range(2))
-  dk, dv = Tensor.custom_kernel(*ins, dk, dv, fxn=f_dkdv)[6:]
-  dq = Tensor.custom_kernel(*ins, Tensor.empty(*q.shape, dtype=q.dtype, device=q.device), fxn=f_dq)[6]
+  dk, dv = Tensor.custom_kernel(*ins, dk, dv, *args, fxn=f_dkdv)[6:8]
+  dq = Tensor.custom_kernel(*ins, Tensor.empty(*q.shape, dtype=q.dtype, device=q.device), *args, fxn=f_dq)[6]
   return dq, dk, dv
 
-def _fwd_grad(target:Target, causal:bool, scale:float|None):
+def _fwd_grad(target:Target, mods:Mods, scale:float|None):
   """the custom kernel's grad_fxn: tinygrad hands it the gradients of the outputs the loss used (o, lse, or both) and the call"""
   def grad_fxn(*grads:UOp, call:UOp|None=None):
     if call is None: *grads, call = grads
-    q, k, v, o, lse = call.src[1:]
+    q, k, v, o, lse, *args = call.src[1:]
     by_rank = {len(g.shape): Tensor(g) for g in grads}  # o's gradient is (B, H, Nq, D), lse's (B, H, Nq)
     o_val, lse_val = Tensor(o.after(call)), Tensor(lse.after(call))
     do = by_rank.get(4, o_val.zeros_like())
-    dq, dk, dv = flash_attention_backward(Tensor(q), Tensor(k), Tensor(v), o_val, lse_val, do, by_rank.get(3), causal, scale)
-    return (dq.uop, dk.uop, dv.uop, None, None)
+    dq, dk, dv = _backward(target, mods, Tensor(q), Tensor(k), Tensor(v), o_val, lse_val, do, by_rank.get(3), scale, None,
+                           tuple(Tensor(a) for a in args))
+    return (dq.uop, dk.uop, dv.uop, None, None, *[None] * len(args))
   return grad_fxn
 
-def _run_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, causal:bool, scale:float|None) -> tuple[Tensor, Tensor]:
+def _run_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, mods:Mods, scale:float|None, mod_args:tuple[Tensor, ...]=()) -> tuple[Tensor, Tensor]:
   B, H, Nq, D = q.shape
   o = Tensor.empty(B, H, Nq, D, dtype=q.dtype, device=q.device)
   lse = Tensor.empty(B, H, Nq, dtype=dtypes.float32, device=q.device)
-  outs = Tensor.custom_kernel(q.contiguous(), k.contiguous(), v.contiguous(), o, lse, fxn=_fwd_builder(target, cfg, causal, scale),
-                              grad_fxn=_fwd_grad(target, causal, scale))
+  outs = Tensor.custom_kernel(q.contiguous(), k.contiguous(), v.contiguous(), o, lse, *[t.contiguous() for t in mod_args],
+                              fxn=_fwd_builder(target, cfg, mods, scale), grad_fxn=_fwd_grad(target, mods, scale))
   return outs[3], outs[4]
 
 def flash_attention(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float|None=None, return_lse:bool=False,
-                    config:FwdConfig|None=None) -> Tensor|tuple[Tensor, Tensor]:
+                    config:FwdConfig|None=None, window:tuple[int|None, int|None]|None=None, softcap:float|None=None,
+                    score_mod:Callable|None=None, mask_mod:Callable|None=None, mod_args:tuple[Tensor, ...]=()) -> Tensor|tuple[Tensor, Tensor]:
   """Scaled dot-product attention softmax(q·kᵀ·scale)·v, computed tile by tile without the N×N score matrix.
 
   q: (B, H, Nq, D); k, v: (B, Hkv, Nk, D), with H a multiple of Hkv (GQA/MQA: query head h reads KV head h // (H // Hkv)).
   float16 or bfloat16, all three alike; accumulation in float32; any Nq, Nk ≥ 1.
   D: a multiple of the MMA K (16) up to 128, i.e. one of 16, 32, 48, 64, 80, 96, 112, 128.
   causal masks key j > query i, top-left aligned as in tinygrad's and PyTorch's SDPA. scale defaults to 1/sqrt(D).
+  Modifications, built into the kernels (forward and backward):
+  - window=(left, right): key j is kept for query i iff i - left <= j <= i + right, a side None unbounded; with causal, both.
+  - softcap=c: score <- c·tanh(score/c), on the scaled score.
+  - score_mod(score, b, h, q_idx, kv_idx, *mod_args) -> score: a function over UOps (score float32, the indices int32), called
+    once while the kernel is built; it sees the scaled, softcapped score.
+  - mask_mod(b, h, q_idx, kv_idx, *mod_args) -> bool UOp: True keeps the pair.
+  - mod_args: Tensors on q's device that the mods read, reaching them as UOp buffers indexed with the index UOps (slopes[h],
+    doc[b, q_idx]). They receive no gradient, and may not require one.
+  Tiles that the window or causal hide entirely are never visited and only the tiles their edges cross pay for the mask; a row
+  that keeps no key gets output 0 and logsumexp -inf (and zero gradients).
   Returns the output (B, H, Nq, D) in q's dtype and, with return_lse, the natural-log row logsumexp (B, H, Nq) in float32.
   config picks the tiling; by default the tuner's choice for this shape class (fa_uop.tune), or the fixed default where tuning
   is off. Targets: AMD RDNA3 (gfx11xx) and NVIDIA sm_80 and newer, and tinygrad's emulator of either (DEV=PYTHON::gfx1100 / ::sm_80)."""
   target = _check(q, k, v, causal, scale)
+  mods, mod_args = _mods(q, causal, window, softcap, score_mod, mask_mod, mod_args), tuple(mod_args)
   if config is not None: config.check(target, q.shape[3])
   else:
-    run = functools.partial(lambda cfg, q_, k_, v_: _run_fwd(cfg, q_, k_, v_, target, causal, scale)[0].realize())
-    config = tune.fwd_config(target, q.device, q.shape, k.shape[2], k.shape[1], q.dtype, causal, scale, run)
-  o, lse = _run_fwd(config, q, k, v, target, causal, scale)
+    run = functools.partial(lambda cfg, q_, k_, v_: _run_fwd(cfg, q_, k_, v_, target, mods, scale, mod_args)[0].realize())
+    config = tune.fwd_config(target, q.device, q.shape, k.shape[2], k.shape[1], q.dtype, causal, scale, run, mods.tag)
+  o, lse = _run_fwd(config, q, k, v, target, mods, scale, mod_args)
   return (o, lse) if return_lse else o
 
 def _int_tensor(name:str, x, shape:tuple[int, ...], device) -> Tensor:

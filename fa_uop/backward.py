@@ -17,12 +17,14 @@ def _info(name:str, flops:int, nbytes:int) -> KernelInfo:
   # stated so tinygrad does not derive it symbolically over data-dependent loop bounds (see forward)
   return KernelInfo(name=name, opts_to_apply=(), estimates=Estimates(ops=flops, mem=nbytes))
 
-def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:UOp, *, target:Target, cfg:BwdConfig, causal:bool=False,
-                   scale:float|None=None) -> UOp:
+def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:UOp, *args:UOp, target:Target, cfg:BwdConfig, causal:bool=False,
+                   scale:float|None=None, mods:Mods|None=None) -> UOp:
   """dK and dV. q, do: (B, H, Nq, D); k, v, dk, dv: (B, Hkv, Nk, D); lse (natural log) and delta (rowsum(dO∘O), less any
   gradient of lse): (B, H, Nq) float32. Per block: cfg.block_m keys of one KV head, split over the warps; the block walks the
   query tiles (cfg.block_n rows) of each of the H/Hkv query heads that read the head. Works transposed (rows = keys):
   Sᵀ = K·Qᵀ, Pᵀ = exp(Sᵀ·scale − lse), dV += Pᵀ·dO, dPᵀ = V·dOᵀ, dSᵀ = Pᵀ∘(dPᵀ − delta), dK += dSᵀ·Q·scale."""
+  mods = mods or Mods(causal=causal)
+  causal = mods.causal
   B, H, Nq, D = q.shape
   Hkv, Nk = k.shape[1], k.shape[2]
   G = H // Hkv
@@ -129,11 +131,13 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   info = _info(f"fa_bwd_dkdv_{'causal_' if causal else ''}d{D}", flops, (2 * B * H * Nq + 4 * B * Hkv * Nk) * D * q.dtype.itemsize)
   return UOp.group(*stores).end(mi, di, e).end(blk.warp, blk.lane).end(nb, hk, b).sink(arg=info).rtag(1)
 
-def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *, target:Target, cfg:BwdConfig, causal:bool=False,
-                 scale:float|None=None) -> UOp:
+def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:UOp, target:Target, cfg:BwdConfig, causal:bool=False,
+                 scale:float|None=None, mods:Mods|None=None) -> UOp:
   """dQ. Shapes as in flash_bwd_dkdv, dq like q. Per block: cfg.block_m query rows of one head, split over the warps, walking the
   KV tiles (cfg.block_n keys) as the forward does (masked tiles first, tiles above a causal diagonal never): S = Q·Kᵀ, P = exp(S·scale − lse),
   dP = dO·Vᵀ, dS = P∘(dP − delta), dQ += dS·K·scale."""
+  mods = mods or Mods(causal=causal)
+  causal = mods.causal
   B, H, Nq, D = q.shape
   Hkv, Nk = k.shape[1], k.shape[2]
   cfg.check(target, D)
@@ -150,7 +154,6 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *, tar
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
   kg, vg = flat(k), flat(v)
   rows0 = blk.warp * WM
-  mods = Mods(causal=causal)
   plan = tile_plan(m0, m0 + BM - 1, Nk, BN, mods.left, mods.right)
   tile_base = lambda p: kv_base + plan.tile(p) * BN * D
   tile_rows = lambda p: Nk - plan.tile(p) * BN

@@ -48,10 +48,11 @@ def candidates(target:Target, d:int) -> list[FwdConfig]:
     return True
   return [c for c in CANDIDATES if ok(c)]
 
-def shape_class(d:int, nq:int, nk:int, causal:bool) -> str:
-  """shapes that share a best config: head dim, causal, and the sequence lengths by power-of-4 bucket"""
+def shape_class(d:int, nq:int, nk:int, causal:bool, mods:str="") -> str:
+  """shapes that share a best config: head dim, causal (or the tag of the modifications, fa_uop.mods.Mods.tag), and the sequence
+  lengths by power-of-4 bucket"""
   bucket = lambda n: 4 ** (((n - 1).bit_length() + 1) // 2)  # the next power of 4 at or above n
-  return f"d{d}_{'causal' if causal else 'full'}_q{bucket(nq)}_k{bucket(nk)}"
+  return f"d{d}_{mods or ('causal' if causal else 'full')}_q{bucket(nq)}_k{bucket(nk)}"
 
 def default_fwd_config(target:Target, d:int, causal:bool=False) -> FwdConfig:
   """The config used where tuning is off: on the H100 (docs/perf.md, 2026-11-22) 64x32x4 led everywhere but D=128 non-causal,

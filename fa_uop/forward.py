@@ -8,7 +8,7 @@ from tinygrad import UOp
 from tinygrad.renderer import Estimates
 from tinygrad.uop.ops import AxisType, KernelInfo, Ops
 from fa_uop.config import FwdConfig
-from fa_uop.mods import Mods, TilePlan, tile_plan
+from fa_uop.mods import Mods, TilePlan
 from fa_uop.target import Target
 from fa_uop.tiles import (Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords,
                           mma, a_operand, lane_reduce, rows_at)
@@ -130,11 +130,14 @@ def store_rows(blk:Block, cfg:FwdConfig, acc:UOp, row_max:UOp, row_sum:UOp, o:UO
                for i, row in enumerate(blk.warp * WM + r for r in row_coords(blk, nrows))]
   return stores
 
-def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *, target:Target, cfg:FwdConfig, causal:bool=False, scale:float|None=None) -> UOp:
-  """Build the forward kernel's sink for Tensor.custom_kernel(q, k, v, o, lse, fxn=...).
+def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:Target, cfg:FwdConfig, causal:bool=False,
+              scale:float|None=None, mods:Mods|None=None) -> UOp:
+  """Build the forward kernel's sink for Tensor.custom_kernel(q, k, v, o, lse, *mod_args, fxn=...).
   q: (B, H, Nq, D); k, v: (B, Hkv, Nk, D), H a multiple of Hkv; fp16 or bf16. o: (B, H, Nq, D) out in q's dtype.
-  lse: (B, H, Nq) float32 out, the natural-log row logsumexp, or None. causal masks key j > query i (top-left aligned).
+  lse: (B, H, Nq) float32 out, the natural-log row logsumexp, or None. causal masks key j > query i (top-left aligned); mods
+  (fa_uop.mods.Mods, its causal in place of causal) adds windows, softcap and score and mask mods reading the buffers args.
   One block per BLOCK_M query rows of one head."""
+  mods = mods or Mods(causal=causal)
   B, H, Nq, D = q.shape
   Hkv, Nk = k.shape[1], k.shape[2]
   cfg.check(target, D)
@@ -145,13 +148,12 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *, target:Target, c
   blk = Block(target, cfg.warps)
   m0 = mb * BM
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
-  mods = Mods(causal=causal)
-  plan = tile_plan(m0, m0 + BM - 1, Nk, BN, mods.left, mods.right)
-  acc, row_max, row_sum = attend(blk, cfg, q, k, v, rows_at(q_base, D), Nq - m0, lambda n0: rows_at(kv_base + n0 * D, D), None, Nk, plan,
-                                 1 / math.sqrt(D) if scale is None else scale, lambda row, key: mods.keep(b, h, m0 + row, key, Nk, ()))
+  acc, row_max, row_sum = attend(blk, cfg, q, k, v, rows_at(q_base, D), Nq - m0, lambda n0: rows_at(kv_base + n0 * D, D), None, Nk,
+                                 mods.plan(m0, m0 + BM - 1, Nk, BN), 1 / math.sqrt(D) if scale is None else scale,
+                                 lambda row, key: mods.keep(b, h, m0 + row, key, Nk, args), mods.score_fn(b, h, lambda row: m0 + row, args))
   stores = store_rows(blk, cfg, acc, row_max, row_sum, o, lambda r: q_base + r * D, lse, lambda r: (b * H + h) * Nq + m0 + r, Nq - m0)
   # The cost is stated, and the sink tagged as already optimized so tinygrad keeps it: derived symbolically over the
   # data-dependent loop bounds it is a graph deep enough to overflow Python's recursion when printed into the program's key.
-  cost = Estimates(ops=4 * B * H * Nq * Nk * D // (2 if causal else 1), mem=(2 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize)
-  info = KernelInfo(name=f"fa_fwd_{'causal_' if causal else ''}d{D}", opts_to_apply=(), estimates=cost)
+  cost = Estimates(ops=4 * B * H * Nq * Nk * D // (2 if mods.causal else 1), mem=(2 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize)
+  info = KernelInfo(name=mods.name("fa_fwd", D), opts_to_apply=(), estimates=cost)
   return UOp.group(*stores).end(blk.warp, blk.lane).end(mb, h, b).sink(arg=info).rtag(1)

@@ -29,6 +29,24 @@ class Mods:
     return (0 if r is None else min(r, 0)) if self.causal else r
   @property
   def scores_changed(self) -> bool: return self.softcap is not None or self.score_mod is not None
+  @property
+  def tag(self) -> str:
+    """for kernel names and tuner keys: causal, then w(indow), c(ap), s(core_mod), m(ask_mod)"""
+    mods = "".join(t for t, on in (("w", self.window != (None, None)), ("c", self.softcap is not None), ("s", self.score_mod is not None),
+                                   ("m", self.mask_mod is not None)) if on)
+    return "_".join(x for x in ("causal" if self.causal else "", mods) if x)
+  def name(self, kernel:str, d:int) -> str: return "_".join(x for x in (kernel, self.tag, f"d{d}") if x)
+
+  def plan(self, first:UOp|int, last:UOp|int, n:UOp|int, T:int, tail_masked:bool=True) -> TilePlan:
+    """tile_plan for rows at positions first..last over columns 0..n-1 of tiles of T, by the window and causal; with a mask_mod
+    every visited tile is masked"""
+    p = tile_plan(first, last, n, T, self.left, self.right, tail_masked)
+    return p if self.mask_mod is None else TilePlan(p.total, 0, p.tile, p.total)
+
+  def score_fn(self, b:UOp, h:UOp, pos:Callable[[UOp], UOp], args:tuple[UOp, ...]) -> Callable[[UOp, UOp, UOp], UOp]|None:
+    """attend's score hook for a block: (scaled score, block row, key) -> modified score, the row at position pos(row); None if the
+    scores are not modified"""
+    return (lambda x, row, key: self.score(x, b, h, pos(row), key, args)) if self.scores_changed else None
 
   def score(self, x:UOp, b:UOp, h:UOp, qi:UOp, kj:UOp, args:tuple[UOp, ...]) -> UOp:
     """the modified score of a scaled score x (natural-log domain, float32)"""

@@ -1,16 +1,19 @@
 """The plain attention the kernels must match, in float64 numpy."""
 from __future__ import annotations
+from typing import Callable
 import numpy as np
 
 def attention_ref(q:np.ndarray, k:np.ndarray, v:np.ndarray, causal:bool=False, scale:float|None=None,
-                  keep:np.ndarray|None=None) -> tuple[np.ndarray, np.ndarray]:
+                  keep:np.ndarray|None=None, score:Callable[[np.ndarray], np.ndarray]|None=None) -> tuple[np.ndarray, np.ndarray]:
   """q: (B, H, Nq, D), k and v: (B, Hkv, Nk, D). Returns the output (B, H, Nq, D) and the natural-log logsumexp (B, H, Nq), float64.
   GQA: query head h uses KV head h // (H // Hkv). causal masks key j > query i; keep (broadcast to (B, H, Nq, Nk), True keeps)
-  masks more. A row with no key kept gets output 0 and logsumexp -inf."""
+  masks more; score maps the scaled scores (B, H, Nq, Nk) to modified ones. A row with no key kept gets output 0 and
+  logsumexp -inf."""
   q, k, v = (np.asarray(x, dtype=np.float64) for x in (q, k, v))
   group = q.shape[1] // k.shape[1]
   k, v = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)
   s = q @ k.swapaxes(-1, -2) * (1 / np.sqrt(q.shape[-1]) if scale is None else scale)
+  if score is not None: s = score(s)
   if causal: s = np.where(np.arange(k.shape[2])[None, :] > np.arange(q.shape[2])[:, None], -np.inf, s)
   if keep is not None: s = np.where(keep, s, -np.inf)
   m = s.max(-1, keepdims=True)
@@ -35,21 +38,27 @@ def kvcache_ref(q:np.ndarray, k_cache:np.ndarray, v_cache:np.ndarray, seqlens:np
   return attention_ref(q, k_cache, v_cache, scale=scale, keep=keep)
 
 def attention_bwd_ref(q:np.ndarray, k:np.ndarray, v:np.ndarray, do:np.ndarray, causal:bool=False, scale:float|None=None,
-                      dlse:np.ndarray|None=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                      dlse:np.ndarray|None=None, keep:np.ndarray|None=None, score:Callable[[np.ndarray], np.ndarray]|None=None,
+                      dscore:Callable[[np.ndarray], np.ndarray]|None=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
   """(dq, dk, dv) of attention_ref for the gradients do of its output and dlse of its logsumexp, float64; GQA's dk and dv
-  summed over each group"""
+  summed over each group. score and its derivative dscore (of the scaled scores); rows with no key kept have zero gradients."""
   q, k, v, do = (np.asarray(x, dtype=np.float64) for x in (q, k, v, do))
   sc = 1 / np.sqrt(q.shape[-1]) if scale is None else scale
   B, Hkv, Nk, D = k.shape
   group = q.shape[1] // Hkv
   kr, vr = np.repeat(k, group, axis=1), np.repeat(v, group, axis=1)
-  s = q @ kr.swapaxes(-1, -2) * sc
+  x = q @ kr.swapaxes(-1, -2) * sc
+  s = x if score is None else score(x)
   if causal: s = np.where(np.arange(Nk)[None, :] > np.arange(q.shape[2])[:, None], -np.inf, s)
-  p = np.exp(s - s.max(-1, keepdims=True))
-  p /= p.sum(-1, keepdims=True)
+  if keep is not None: s = np.where(keep, s, -np.inf)
+  m = s.max(-1, keepdims=True)
+  p = np.exp(s - np.where(np.isfinite(m), m, 0))
+  l = p.sum(-1, keepdims=True)
+  with np.errstate(divide="ignore", invalid="ignore"): p = np.where(l > 0, p / l, 0)
   dv = p.swapaxes(-1, -2) @ do
   dp = do @ vr.swapaxes(-1, -2)
   ds = p * (dp - (dp * p).sum(-1, keepdims=True) + (0 if dlse is None else np.asarray(dlse, dtype=np.float64)[..., None]))
+  if dscore is not None: ds = ds * np.where(p > 0, dscore(x), 0)
   dq, dk = ds @ kr * sc, ds.swapaxes(-1, -2) @ q * sc
   fold = lambda x: x.reshape(B, Hkv, group, Nk, D).sum(2)
   return dq, fold(dk), fold(dv)

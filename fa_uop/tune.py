@@ -26,18 +26,18 @@ def _save(entries:dict) -> None:
   with os.fdopen(fd, "w") as f: json.dump(entries, f, indent=1, sort_keys=True)
   os.replace(tmp, path)
 
-def key(target:Target, dtype:DType, d:int, nq:int, nk:int, causal:bool) -> str:
-  return f"{target.arch}|tinygrad {version('tinygrad')}|{dtype.name}|{shape_class(d, nq, nk, causal)}"
+def key(target:Target, dtype:DType, d:int, nq:int, nk:int, causal:bool, mods:str="") -> str:
+  return f"{target.arch}|tinygrad {version('tinygrad')}|{dtype.name}|{shape_class(d, nq, nk, causal, mods)}"
 
 # the tuned choice per key, for this process (the file is read once per key)
 _chosen: dict[str, FwdConfig] = {}
 
 def fwd_config(target:Target, device:str, shape:tuple[int, ...], nk:int, hkv:int, dtype:DType, causal:bool, scale:float|None,
-               run) -> FwdConfig:
+               run, mods:str="") -> FwdConfig:
   """the config for this forward call: tuned (timing run(cfg, q, k, v) on random inputs) where tuning is on, else the default"""
   B, H, Nq, D = shape
   if not enabled(device): return default_fwd_config(target, D, causal)
-  k_ = key(target, dtype, D, Nq, nk, causal)
+  k_ = key(target, dtype, D, Nq, nk, causal, mods)
   if k_ in _chosen: return _chosen[k_]
   if (hit:=_load().get(k_)) is not None: cfg = FwdConfig(**hit["config"])
   else:

@@ -1,0 +1,109 @@
+import math
+import numpy as np, pytest
+from tinygrad import Tensor, dtypes
+from fa_uop import flash_attention, FwdConfig
+from fa_uop.mods import tile_plan
+from fa_uop.reference import attention_ref
+from conftest import qkv, assert_close, slow, TOL
+
+CFG = FwdConfig(32, 32, 2)
+
+def window_keep(Nq:int, Nk:int, left, right, causal:bool) -> np.ndarray:
+  i, j = np.arange(Nq)[:, None], np.arange(Nk)[None, :]
+  keep = np.ones((Nq, Nk), bool)
+  if left is not None: keep &= j >= i - left
+  if right is not None: keep &= j <= i + right
+  if causal: keep &= j <= i
+  return keep
+
+def check_rows(o, lse, ref_o, ref_lse, dtype, msg):
+  """assert_close, where rows that keep no key must be exactly output 0 and logsumexp -inf"""
+  empty = np.isneginf(ref_lse)
+  assert (o[empty] == 0).all() and np.isneginf(lse[empty]).all(), f"rows with no key {msg}"
+  assert_close(np.where(empty[..., None], 0, o), np.where(empty, 0, lse), ref_o, np.where(empty, 0, ref_lse), dtype, msg)
+
+def fwd(rng, B, H, Hkv, Nq, Nk, D, dtype=dtypes.half, keep=None, score=None, qmul=1.0, **kw):
+  r, seed = rng
+  (qn, kn, vn), (q, k, v) = qkv(r, B, H, Hkv, Nq, Nk, D, dtype)
+  if qmul != 1.0:
+    q = (q.float() * qmul).cast(dtype).contiguous().realize()
+    qn = q.float().numpy().astype(np.float64)
+  o, lse = flash_attention(q, k, v, return_lse=True, config=CFG, **kw)
+  ref_o, ref_lse = attention_ref(qn, kn, vn, kw.get("causal", False), keep=keep, score=score)
+  check_rows(o.float().numpy().astype(np.float64), lse.numpy().astype(np.float64), ref_o, ref_lse, dtype, f"(seed {seed})")
+
+def test_tile_plan_against_the_definition():
+  """every tile a row keeps something of is visited, each once; every tile an edge or the column tail crosses is masked"""
+  for first in range(-3, 40, 5):
+    for rows in (1, 16):
+      for n in (1, 16, 33):
+        for T in (8, 16):
+          for left in (None, 0, 10, 17):
+            for right in (None, 0, 9):
+              for tail in (True, False):
+                p = tile_plan(first, first + rows - 1, n, T, left, right, tail)
+                tiles = [p.tile(i) for i in range(p.total)]
+                kept = lambda i, j: (left is None or j >= i - left) and (right is None or j <= i + right)
+                need = {t for t in range(math.ceil(n / T)) if any(kept(i, j) for i in range(first, first + rows) for j in range(t * T, min(t * T + T, n)))}
+                edge = {t for t in need if (tail and t * T + T > n) or not all(kept(i, j) for i in range(first, first + rows) for j in range(t * T, t * T + T))}
+                assert len(tiles) == len(set(tiles)) and set(tiles) == need and edge <= set(tiles[:p.n_masked]), (first, rows, n, T, left, right, tail)
+
+@pytest.mark.parametrize("causal,window", [(True, (20, None)), (False, (5, 7)), (False, (None, 3)), (True, (40, 10)), (False, (0, 0)),
+                                           slow(True, (3, None)), slow(False, (100, None))],
+                         ids=["causal-left20", "both-5-7", "right3", "causal-left40-right10", "diagonal", "causal-left3", "left100"])
+def test_window(emu, rng, causal, window):
+  """one- and two-sided windows, with causal, widths below and above a 32-key tile, Nq != Nk, GQA"""
+  fwd(rng, 2, 4, 2, 70, 90, 32, keep=window_keep(70, 90, *window, causal), causal=causal, window=window)
+
+def test_window_rows_with_no_key(emu, rng):
+  """the diagonal window (0, 0) with more queries than keys: queries 40..49 keep nothing, output 0 and logsumexp -inf there"""
+  fwd(rng, 1, 2, 1, 50, 40, 32, keep=window_keep(50, 40, 0, 0, False), window=(0, 0))
+
+@pytest.mark.parametrize("dtype", [dtypes.half, dtypes.bfloat16], ids=["fp16", "bf16"])
+def test_softcap_on_large_scores(emu, rng, dtype):
+  """scores in the hundreds, capped at 5: exp of the uncapped scores would overflow"""
+  fwd(rng, 1, 2, 1, 40, 50, 32, dtype=dtype, qmul=16.0, score=lambda s: 5.0 * np.tanh(s / 5.0), causal=True, softcap=5.0)
+
+def test_alibi_score_mod(emu, rng):
+  """ALiBi: a per-head slope times the distance, read from a slopes tensor"""
+  slopes = np.array([0.5, 0.25, 0.125, 0.0625], dtype=np.float32)
+  i, j = np.arange(40)[:, None], np.arange(40)[None, :]
+  fwd(rng, 2, 4, 2, 40, 40, 32, score=lambda s: s + slopes[None, :, None, None] * (j - i), causal=True,
+      score_mod=lambda s, b, h, q_idx, kv_idx, sl: s + sl[h] * (kv_idx - q_idx).cast(dtypes.float), mod_args=(Tensor(slopes, device="PYTHON"),))
+
+def test_document_mask(emu, rng):
+  """packed sequences: a query sees the keys of its own document only, from per-token document ids"""
+  r, _ = rng
+  doc = np.sort(r.integers(0, 4, (2, 64))).astype(np.int32)
+  fwd(rng, 2, 2, 2, 64, 64, 32, keep=doc[:, None, :, None] == doc[:, None, None, :], causal=True,
+      mask_mod=lambda b, h, q_idx, kv_idx, d: d[b, q_idx].eq(d[b, kv_idx]), mod_args=(Tensor(doc, device="PYTHON"),))
+
+def test_key_padding_and_empty_rows(emu, rng):
+  """key padding from per-batch lengths, one of them 0 (every row of that batch keeps nothing), bf16"""
+  lens = np.array([37, 0], dtype=np.int32)
+  fwd(rng, 2, 2, 1, 30, 50, 32, dtype=dtypes.bfloat16, keep=np.arange(50)[None, None, None, :] < lens[:, None, None, None],
+      mask_mod=lambda b, h, q_idx, kv_idx, n: kv_idx < n[b], mod_args=(Tensor(lens, device="PYTHON"),))
+
+def test_everything_at_once(emu, rng):
+  """window, softcap, a score_mod and a mask_mod together, GQA"""
+  r, _ = rng
+  doc = np.sort(r.integers(0, 2, (1, 60))).astype(np.int32)
+  keep = window_keep(60, 60, 25, None, True)[None, None] & (doc[:, None, :, None] == doc[:, None, None, :])
+  score = lambda s: 8.0 * np.tanh(s / 8.0) - 0.01 * np.abs(np.arange(60)[None, :] - np.arange(60)[:, None])
+  fwd(rng, 1, 4, 2, 60, 60, 32, keep=keep, score=score, causal=True, window=(25, None), softcap=8.0,
+      score_mod=lambda s, b, h, q_idx, kv_idx, d: s - 0.01 * (kv_idx - q_idx).cast(dtypes.float).maximum((q_idx - kv_idx).cast(dtypes.float)),
+      mask_mod=lambda b, h, q_idx, kv_idx, d: d[b, q_idx].eq(d[b, kv_idx]), mod_args=(Tensor(doc, device="PYTHON"),))
+
+def test_window_visits_tiles_in_proportion_to_n(emu, monkeypatch):
+  """a causal window of one tile visits O(N) tiles, full causal O(N²): the emulator's tensor-core calls, counted"""
+  import tinygrad.runtime.ops_python as emulator
+  calls = []
+  real = emulator.generic_wmma_helper
+  monkeypatch.setattr(emulator, "generic_wmma_helper", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+  def mmas(N, window):
+    q = Tensor.randn(1, 1, N, 16, device="PYTHON").cast(dtypes.half).contiguous().realize()
+    calls.clear()
+    flash_attention(q, q, q, causal=True, window=window, config=CFG).realize()
+    return len(calls)
+  w1, w2, c1, c2 = mmas(128, (31, None)), mmas(256, (31, None)), mmas(128, None), mmas(256, None)
+  assert w2 <= 2.2 * w1 and c2 >= 3.4 * c1, (w1, w2, c1, c2)
