@@ -3,6 +3,7 @@
 reads it (GQA) to accumulate dK and dV, and one holds a query tile and walks the KV tiles to accumulate dQ."""
 from __future__ import annotations
 import math
+from typing import Callable
 from tinygrad import UOp
 from tinygrad.renderer import Estimates
 from tinygrad.uop.ops import AxisType, KernelInfo
@@ -16,6 +17,25 @@ from fa_uop.tiles import (Block, flat, smem, copy_tile, wait_tile, frag_a, frags
 def _info(name:str, flops:int, nbytes:int) -> KernelInfo:
   # stated so tinygrad does not derive it symbolically over data-dependent loop bounds (see forward)
   return KernelInfo(name=name, opts_to_apply=(), estimates=Estimates(ops=flops, mem=nbytes))
+
+def _scores(blk:Block, s:UOp, sc:float, pos:Callable[[UOp, UOp], tuple[UOp, UOp]], masked:bool, keep:Callable[[UOp, UOp], UOp],
+            score:Callable[[UOp, UOp, UOp], UOp]|None, dscore:Callable[[UOp, UOp, UOp], UOp]|None) -> tuple[UOp, UOp|None]:
+  """S (accumulator registers) into the log2-domain scores P is made of: scaled by sc, modified by score(x, query, key) where
+  given, masked by keep(query, key) in a masked tile; pos(row, col) gives the query and key of a tile element. With dscore, a
+  register tile of d score / d x as well, which dS is multiplied by."""
+  tm, tn, ne = s.shape
+  mi, ni, e = blk.range(tm), blk.range(tn), blk.range(ne)
+  r, col = tile_coords(blk, mi, ni, e)
+  qi, kj = pos(r, col)
+  x = s[mi, ni, e]
+  val = x * (sc * LOG2E) if score is None else score(x * sc, qi, kj) * LOG2E
+  if masked: val = keep(qi, kj).where(val, -math.inf)
+  stores, ds = [s[mi, ni, e].store(val)], None
+  if dscore is not None:
+    ds = acc_tile(blk, tm, tn)
+    stores.append(ds[mi, ni, e].store(dscore(x * sc, qi, kj)))
+  done = UOp.group(*stores).end(mi, ni, e)
+  return s.after(done), None if ds is None else ds.after(done)
 
 def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:UOp, *args:UOp, target:Target, cfg:BwdConfig, causal:bool=False,
                    scale:float|None=None, mods:Mods|None=None) -> UOp:
@@ -58,7 +78,14 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   # of one id and unbalanced braces (nvrtc failed on Nq = Nk = 128). So the masked stage has a constant count (tiles past
   # Nq cost a little, add nothing) and the unmasked stage walks down from the last tile, its indices free of the block index.
   n_qt = math.ceil(Nq / BQ)
-  if not causal: q_lo, n_masked, n_free = 0, 0, n_qt
+  # a window or a mask_mod: the tiles tile_plan gives (mirrored: the queries that see the block's keys), a phantom masked trip
+  # where a block has none, as attend does
+  if (general:=mods.masks_more):
+    plan = mods.plan(n0, n0 + BK - 1, Nq, BQ, keys=False)
+    phantom = (plan.total if isinstance(plan.total, int) else plan.total.vmin) < 1
+    n_masked = (1 if isinstance(plan.n_masked, int) else plan.n_masked.maximum(1)) if phantom else plan.n_masked
+    n_free = plan.n_free
+  elif not causal: q_lo, n_masked, n_free = 0, 0, n_qt
   else:
     q_lo = n0 // BQ                                           # the tile holding query n0
     # tiles from q_lo the diagonal may cross, at most, over the offsets n0 % BQ a block can have
@@ -68,7 +95,13 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     if n_free.vmax <= 1: n_masked, n_free = n_masked + n_free.vmax, 0
   ncols = lane_cols(blk, BQ // N)
 
-  def q_step(it:UOp, tile:UOp, g:UOp, dk_acc:UOp, dv_acc:UOp, masked:bool, after:tuple, variant:int) -> UOp:
+  keep = lambda qi, kj: mods.keep(b, hk * G + g, qi, kj, None, args)  # keys past Nk are never stored: no tail mask
+  # a row that kept no key has logsumexp -inf: read as +inf, its P is 0 (and its gradients), not exp(inf)
+  no_key_rows = (lambda l: l.eq(-math.inf).where(math.inf, l)) if mods.masks_more else (lambda l: l)
+  score = (lambda x, qi, kj: mods.score(x, b, hk * G + g, qi, kj, args)) if mods.scores_changed else None
+  dscore = (lambda x, qi, kj: mods.dscore(x, b, hk * G + g, qi, kj, args)) if mods.scores_changed else None
+
+  def q_step(it:UOp, tile:UOp, g:UOp, dk_acc:UOp, dv_acc:UOp, masked:bool, after:tuple, variant:int, real:UOp|None=None) -> UOp:
     dk_acc, dv_acc = dk_acc.after(it), dv_acc.after(it)
     h = hk * G + g
     i0 = tile * BQ
@@ -80,18 +113,14 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     # per column (query) statistics: log2-domain logsumexp (+inf past Nq) and delta
     cols = [i0 + cc for cc in col_coords(blk, ncols)]
     stat = (b * H + h) * Nq
-    lse2 = load_vec(blk, flat(lse), [stat + cc for cc in cols], [cc < Nq for cc in cols], math.inf)
+    lse2 = no_key_rows(load_vec(blk, flat(lse), [stat + cc for cc in cols], [cc < Nq for cc in cols], math.inf))
     dlt = load_vec(blk, flat(delta), [stat + cc for cc in cols], [cc < Nq for cc in cols])
     # Sᵀ = K·Qᵀ, then Pᵀ
     s = acc_tile(blk, WR // M, BQ // N)
     s = s.after(s.after(qt.buf).store(s.const_like(0)))
     s = s.after(mma(blk, s, lambda m, kk: frag_a(blk, kt, rows0 + m * M, kk * K), lambda c0, kk: frags_b(blk, qt, c0, kk * K), D // K))
-    mi, ni, e = blk.range(WR // M), blk.range(BQ // N), blk.range(target.c.nelems)
-    val = s[mi, ni, e] * c
-    if masked:  # causal: key n0+r sees query i0+col only if query >= key
-      r, col = tile_coords(blk, mi, ni, e)
-      val = ((i0 + col) >= (n0 + rows0 + r)).where(val, -math.inf)
-    s = s.after(s[mi, ni, e].store(val).end(mi, ni, e))
+    s, dsc = _scores(blk, s, sc, lambda r, col: (i0 + col, n0 + rows0 + r), masked,
+                     keep if real is None else lambda qi, kj: keep(qi, kj) & real, score, dscore)
     s_rows = rows_view(blk, s)
     s = s.after(s_rows.store((s_rows - (lse2 * LOG2E).reshape(1, ncols).expand(s_rows.shape)).exp2()))
     # dV += Pᵀ·dO
@@ -104,7 +133,8 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     dp = dp.after(dp.after(qt.buf).store(dp.const_like(0)))
     dp = dp.after(mma(blk, dp, lambda m, kk: frag_a(blk, vt, rows0 + m * M, kk * K), lambda c0, kk: frags_b(blk, dot, c0, kk * K), D // K))
     dp_rows, p_rows = rows_view(blk, dp), rows_view(blk, s)
-    dp = dp.after(dp_rows.store(p_rows * (dp_rows - dlt.reshape(1, ncols).expand(dp_rows.shape))))
+    ds = p_rows * (dp_rows - dlt.reshape(1, ncols).expand(dp_rows.shape))
+    dp = dp.after(dp_rows.store(ds if dsc is None else ds * rows_view(blk, dsc)))
     # dK += dSᵀ·Q (the softmax scale is applied once at the end)
     dsa = a_operand(blk, dp, rows0, q.dtype)
     dk_done = mma(blk, dk_acc, dsa, lambda c0, kk: frags_b(blk, qt, c0, kk * K, trans=True), BQ // K)
@@ -116,8 +146,13 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   for count, masked in ((n_masked, True), (n_free, False)):
     if (count if isinstance(count, int) else count.vmax) <= 0: continue
     it = blk.range(count, AxisType.REDUCE)
-    dones.append(q_step(it, q_lo + it if masked else n_qt - 1 - it, g, *[x.after(*dones) for x in state], masked=masked,
-                        after=tuple(dones), variant=2 + 2 * len(dones)).barrier())
+    if general:  # positions from 0 (masked) and from n_masked (unmasked); a phantom trip reads tile 0 and keeps nothing
+      p = it if masked else plan.n_masked + it
+      real = p < plan.n_masked if masked and phantom else None
+      tile = plan.tile(p) if real is None else real.where(plan.tile(p), 0)
+    else: tile, real = q_lo + it if masked else n_qt - 1 - it, None
+    dones.append(q_step(it, tile, g, *[x.after(*dones) for x in state], masked=masked, after=tuple(dones), variant=2 + 2 * len(dones),
+                        real=real).barrier())
   g_done = dones[-1].end(g) if dones else None  # each stage comes after the one before it, so the last one ends the head loop
   dk_acc, dv_acc = (dk_acc.after(g_done), dv_acc.after(g_done)) if g_done is not None else (dk_acc, dv_acc)
 
@@ -128,7 +163,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   stores = [flat(dk).index(at.valid(ok)).store((dk_acc[mi, di, e] * sc).cast(dk.dtype)),
             flat(dv).index(at.valid(ok)).store(dv_acc[mi, di, e].cast(dv.dtype))]
   flops = 2 * 4 * B * H * Nq * Nk * D // (2 if causal else 1)
-  info = _info(f"fa_bwd_dkdv_{'causal_' if causal else ''}d{D}", flops, (2 * B * H * Nq + 4 * B * Hkv * Nk) * D * q.dtype.itemsize)
+  info = _info(mods.name("fa_bwd_dkdv", D), flops, (2 * B * H * Nq + 4 * B * Hkv * Nk) * D * q.dtype.itemsize)
   return UOp.group(*stores).end(mi, di, e).end(blk.warp, blk.lane).end(nb, hk, b).sink(arg=info).rtag(1)
 
 def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:UOp, target:Target, cfg:BwdConfig, causal:bool=False,
@@ -154,9 +189,13 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
   kg, vg = flat(k), flat(v)
   rows0 = blk.warp * WM
-  plan = tile_plan(m0, m0 + BM - 1, Nk, BN, mods.left, mods.right)
+  plan = mods.plan(m0, m0 + BM - 1, Nk, BN)
   tile_base = lambda p: kv_base + plan.tile(p) * BN * D
   tile_rows = lambda p: Nk - plan.tile(p) * BN
+  keep = lambda qi, kj: mods.keep(b, h, qi, kj, Nk, args)
+  no_key_rows = (lambda l: l.eq(-math.inf).where(math.inf, l)) if mods.masks_more else (lambda l: l)  # see flash_bwd_dkdv
+  score = mods.score_fn(b, h, lambda qi: qi, args)
+  dscore = (lambda x, qi, kj: mods.dscore(x, b, h, qi, kj, args)) if mods.scores_changed else None
 
   # Q and dO fragments to registers once; the rows' log2-domain logsumexp and delta too
   q_s, do_s = smem(blk, BM, D, q.dtype), smem(blk, BM, D, q.dtype)
@@ -173,7 +212,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   nrows = lane_rows(blk, WM // M)
   rows = [m0 + rows0 + r for r in row_coords(blk, nrows)]
   stat = (b * H + h) * Nq
-  lse2 = load_vec(blk, flat(lse), [stat + r for r in rows], [r < Nq for r in rows])
+  lse2 = no_key_rows(load_vec(blk, flat(lse), [stat + r for r in rows], [r < Nq for r in rows]))
   dlt = load_vec(blk, flat(delta), [stat + r for r in rows], [r < Nq for r in rows])
   dq_acc = dq_acc.after(dq_acc.store(dq_acc.const_like(0)))
 
@@ -188,19 +227,15 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
     s = acc_tile(blk, WM // M, BN // N)
     s = s.after(s.after(kt.buf).store(s.const_like(0)))
     s = s.after(mma(blk, s, lambda m, kk: q_frag[m, kk], lambda c0, kk: frags_b(blk, kt, c0, kk * K), D // K))
-    mi, ni, e = blk.range(WM // M), blk.range(BN // N), blk.range(target.c.nelems)
-    val = s[mi, ni, e] * c
-    if masked:
-      r, col = tile_coords(blk, mi, ni, e)
-      val = mods.keep(b, h, m0 + rows0 + r, nt0 + col, Nk, ()).where(val, -math.inf)
-    s = s.after(s[mi, ni, e].store(val).end(mi, ni, e))
+    s, dsc = _scores(blk, s, sc, lambda r, col: (m0 + rows0 + r, nt0 + col), masked, keep, score, dscore)
     s_rows = rows_view(blk, s)
     s = s.after(s_rows.store((s_rows - (lse2 * LOG2E).reshape(nrows, 1).expand(s_rows.shape)).exp2()))
     dp = acc_tile(blk, WM // M, BN // N)
     dp = dp.after(dp.after(kt.buf).store(dp.const_like(0)))  # behind this step's tiles (see flash_bwd_dkdv)
     dp = dp.after(mma(blk, dp, lambda m, kk: do_frag[m, kk], lambda c0, kk: frags_b(blk, vt, c0, kk * K), D // K))
     dp_rows, p_rows = rows_view(blk, dp), rows_view(blk, s)
-    dp = dp.after(dp_rows.store(p_rows * (dp_rows - dlt.reshape(nrows, 1).expand(dp_rows.shape))))
+    ds = p_rows * (dp_rows - dlt.reshape(nrows, 1).expand(dp_rows.shape))
+    dp = dp.after(dp_rows.store(ds if dsc is None else ds * rows_view(blk, dsc)))
     dsa = a_operand(blk, dp, rows0, k.dtype)
     # the next KV tile's copies overwrite what this step read (through ldmatrix, which tinygrad's barriers do not see)
     return mma(blk, dq_acc, dsa, lambda c0, kk: frags_b(blk, kt, c0, kk * K, trans=True), BN // K).barrier().end(it)
@@ -215,5 +250,5 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   r, col = tile_coords(blk, mi, di, e)
   store = flat(dq).index((q_base + (rows0 + r) * D + col).valid(m0 + rows0 + r < Nq)).store((dq_acc[mi, di, e] * sc).cast(dq.dtype))
   flops = 3 * 2 * B * H * Nq * Nk * D // (2 if causal else 1)
-  info = _info(f"fa_bwd_dq_{'causal_' if causal else ''}d{D}", flops, (3 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize)
+  info = _info(mods.name("fa_bwd_dq", D), flops, (3 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize)
   return store.end(mi, di, e).end(blk.warp, blk.lane).end(mb, h, b).sink(arg=info).rtag(1)

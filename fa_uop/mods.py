@@ -30,6 +30,10 @@ class Mods:
   @property
   def scores_changed(self) -> bool: return self.softcap is not None or self.score_mod is not None
   @property
+  def masks_more(self) -> bool:
+    """a window or a mask_mod: beyond causal, whose tiles the kernels know without them, and a row may keep no key at all"""
+    return self.window != (None, None) or self.mask_mod is not None
+  @property
   def tag(self) -> str:
     """for kernel names and tuner keys: causal, then w(indow), c(ap), s(core_mod), m(ask_mod)"""
     mods = "".join(t for t, on in (("w", self.window != (None, None)), ("c", self.softcap is not None), ("s", self.score_mod is not None),
@@ -37,10 +41,11 @@ class Mods:
     return "_".join(x for x in ("causal" if self.causal else "", mods) if x)
   def name(self, kernel:str, d:int) -> str: return "_".join(x for x in (kernel, self.tag, f"d{d}") if x)
 
-  def plan(self, first:UOp|int, last:UOp|int, n:UOp|int, T:int, tail_masked:bool=True) -> TilePlan:
-    """tile_plan for rows at positions first..last over columns 0..n-1 of tiles of T, by the window and causal; with a mask_mod
-    every visited tile is masked"""
-    p = tile_plan(first, last, n, T, self.left, self.right, tail_masked)
+  def plan(self, first:UOp|int, last:UOp|int, n:UOp|int, T:int, keys:bool=True) -> TilePlan:
+    """tile_plan for query rows at positions first..last over the keys 0..n-1 in tiles of T (the key tail masked), or with
+    keys=False for key rows over the queries (mirrored window; queries past n need no mask: their P is 0); by the window and
+    causal, and with a mask_mod every visited tile masked"""
+    p = tile_plan(first, last, n, T, self.left, self.right) if keys else tile_plan(first, last, n, T, self.right, self.left, tail_masked=False)
     return p if self.mask_mod is None else TilePlan(p.total, 0, p.tile, p.total)
 
   def score_fn(self, b:UOp, h:UOp, pos:Callable[[UOp], UOp], args:tuple[UOp, ...]) -> Callable[[UOp, UOp, UOp], UOp]|None:
@@ -60,13 +65,13 @@ class Mods:
     y = self.score(leaf, b, h, qi, kj, args)
     return compute_gradient(y, y.const_like(1.0), {leaf})[leaf].substitute({leaf: x})
 
-  def keep(self, b:UOp, h:UOp, qi:UOp, kj:UOp, nk:UOp|int, args:tuple[UOp, ...]) -> UOp:
-    """whether query qi sees key kj: a real key (kj < nk) that the window, causal and mask_mod keep"""
-    conds = [kj < nk]
+  def keep(self, b:UOp, h:UOp, qi:UOp, kj:UOp, nk:UOp|int|None, args:tuple[UOp, ...]) -> UOp:
+    """whether query qi sees key kj: a real key (kj < nk; nk None: any) that the window, causal and mask_mod keep"""
+    conds = [] if nk is None else [kj < nk]
     if self.left is not None: conds.append(kj >= qi - self.left)
     if self.right is not None: conds.append(kj <= qi + self.right)
     if self.mask_mod is not None: conds.append(self.mask_mod(b, h, qi, kj, *args))
-    return functools.reduce(lambda a, c: a & c, conds)
+    return functools.reduce(lambda a, c: a & c, conds) if conds else UOp.const(dtypes.bool, True)
 
 def _tanh(z:UOp) -> UOp:
   """tanh without overflow (and a gradient without inf·0): from e = exp(-2|z|) in (0, 1]"""

@@ -135,3 +135,29 @@ def test_decode_kernels(arch, D, causal, splits, page):
   if arch == "sm_90": assert "ldmatrix" in out and "cp.async" in out
   assert lds_hazards(linear(sinks[0], arch)) == []
   for sink in sinks[1:]: compile_source(render(sink, arch), arch)
+
+def masked_sinks(target, D=64, N=320, H=4, Hkv=2):
+  """the forward and both backward kernels with a causal window, softcap and an ALiBi score_mod reading a slopes buffer"""
+  from fa_uop.mods import Mods
+  mods = Mods(causal=True, window=(100, None), softcap=30.0, score_mod=lambda s, b, h, qi, kj, sl: s + sl[h] * (kj - qi).cast(dtypes.float), n_args=1)
+  q, kv, rows, sl = ((2, H, N, D), dtypes.half), ((2, Hkv, N, D), dtypes.half), ((2, H, N), dtypes.float), ((H,), dtypes.float)
+  ps = lambda shapes: [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)]
+  c_kv, c_q = default_bwd_configs(target, D)
+  return (flash_fwd(*ps([q, kv, kv, q, rows, sl]), target=target, cfg=default_fwd_config(target, D, True), mods=mods),
+          flash_bwd_dkdv(*ps([q, kv, kv, q, rows, rows, kv, kv, sl]), target=target, cfg=c_kv, mods=mods),
+          flash_bwd_dq(*ps([q, kv, kv, q, rows, rows, q, sl]), target=target, cfg=c_q, mods=mods))
+
+@pytest.mark.parametrize("arch", ["gfx1100", "sm_90"])
+def test_masked_kernels(arch):
+  """a windowed, softcapped, ALiBi-modified forward and backward build with the real compilers and the target's MMA, with no LDS
+  race, and every loop opened and closed once (the window's block-dependent tile ranges meet tinygrad's valid simplification)"""
+  if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
+  from collections import Counter
+  from tinygrad.uop.ops import Ops
+  for name, sink in zip(("forward", "dK/dV", "dQ"), masked_sinks(TARGETS[arch])):
+    out = compile_source(render(sink, arch), arch)
+    assert EXPECT[arch][0] in out, f"{name}: no {EXPECT[arch][0]}"
+    lin = linear(sink, arch)
+    assert lds_hazards(lin) == [], name
+    ids = Counter(u.arg for u in lin if u.op is Ops.RANGE)
+    assert all(n == 1 for n in ids.values()) and sum(u.op is Ops.RANGE for u in lin) == sum(u.op is Ops.END for u in lin), name

@@ -3,7 +3,7 @@ import numpy as np, pytest
 from tinygrad import Tensor, dtypes
 from fa_uop import flash_attention, FwdConfig
 from fa_uop.mods import tile_plan
-from fa_uop.reference import attention_ref
+from fa_uop.reference import attention_ref, attention_bwd_ref
 from conftest import qkv, assert_close, slow, TOL
 
 CFG = FwdConfig(32, 32, 2)
@@ -107,3 +107,47 @@ def test_window_visits_tiles_in_proportion_to_n(emu, monkeypatch):
     return len(calls)
   w1, w2, c1, c2 = mmas(128, (31, None)), mmas(256, (31, None)), mmas(128, None), mmas(256, None)
   assert w2 <= 2.2 * w1 and c2 >= 3.4 * c1, (w1, w2, c1, c2)
+
+# *** gradients ***
+
+GTOL = {dtypes.half: dict(rel=2e-3, abs=1.5e-2), dtypes.bfloat16: dict(rel=1.5e-2, abs=8e-2)}
+
+def bwd(rng, B, H, Hkv, Nq, Nk, D, dtype=dtypes.half, keep=None, score=None, dscore=None, qmul=1.0, **kw):
+  """loss = Σ o·dO through flash_attention with the modifications, against the float64 backward reference"""
+  r, seed = rng
+  (qn, kn, vn), (q, k, v) = qkv(r, B, H, Hkv, Nq, Nk, D, dtype)
+  if qmul != 1.0:
+    q = (q.float() * qmul).cast(dtype).contiguous().realize()
+    qn = q.float().numpy().astype(np.float64)
+  do = r.standard_normal((B, H, Nq, D)).astype(np.float32)
+  for t in (q, k, v): t.requires_grad = True
+  (flash_attention(q, k, v, config=CFG, **kw).float() * Tensor(do, device="PYTHON")).sum().backward()
+  ref = attention_bwd_ref(qn, kn, vn, do, kw.get("causal", False), keep=keep, score=score, dscore=dscore)
+  for name, g, want in zip(("dq", "dk", "dv"), (q.grad, k.grad, v.grad), ref):
+    g = g.float().numpy().astype(np.float64)
+    assert np.isfinite(g).all(), f"{name}: non-finite (seed {seed})"
+    if np.linalg.norm(want) > 1e-4:
+      assert np.linalg.norm(g - want) / np.linalg.norm(want) <= GTOL[dtype]["rel"], f"{name} rel err (seed {seed})"
+    assert np.abs(g - want).max() <= GTOL[dtype]["abs"], f"{name} max abs err {np.abs(g - want).max():.2e} (seed {seed})"
+
+@pytest.mark.parametrize("causal,window,Nq,Nk", [(True, (20, None), 70, 90), (False, (5, 7), 70, 90), (False, (0, 0), 50, 40),
+                                                 slow(True, (40, 10), 64, 64)], ids=["causal-left20", "both-5-7", "empty-rows", "causal-both"])
+def test_window_gradients(emu, rng, causal, window, Nq, Nk):
+  """dK/dV walk the queries that see their keys (the window mirrored), dQ the keys; rows that keep nothing get zero gradients"""
+  bwd(rng, 1, 2, 1, Nq, Nk, 32, keep=window_keep(Nq, Nk, *window, causal), causal=causal, window=window)
+
+def test_softcap_gradients_on_large_scores(emu, rng):
+  """tinygrad's UOp gradient of the softcap, through an overflow-free tanh, on scores in the hundreds"""
+  bwd(rng, 1, 2, 1, 40, 50, 32, qmul=16.0, score=lambda s: 5 * np.tanh(s / 5), dscore=lambda s: 1 - np.tanh(s / 5) ** 2, causal=True, softcap=5.0)
+
+def test_score_and_mask_mod_gradients(emu, rng):
+  """ALiBi from per-head slopes and a document mask, GQA (dK/dV sum over the group), bf16"""
+  r, _ = rng
+  slopes = np.array([0.5, 0.25, 0.125, 0.0625], dtype=np.float32)
+  doc = np.sort(r.integers(0, 3, (1, 48))).astype(np.int32)
+  i, j = np.arange(48)[:, None], np.arange(48)[None, :]
+  bwd(rng, 1, 4, 2, 48, 48, 32, dtype=dtypes.bfloat16, keep=doc[:, None, :, None] == doc[:, None, None, :],
+      score=lambda s: s + slopes[None, :, None, None] * (j - i), dscore=lambda s: np.ones_like(s), causal=True,
+      score_mod=lambda s, b, h, q_idx, kv_idx, sl, d: s + sl[h] * (kv_idx - q_idx).cast(dtypes.float),
+      mask_mod=lambda b, h, q_idx, kv_idx, sl, d: d[b, q_idx].eq(d[b, kv_idx]),
+      mod_args=(Tensor(slopes, device="PYTHON"), Tensor(doc, device="PYTHON")))
