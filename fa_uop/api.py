@@ -177,12 +177,12 @@ def _page_table(block_table, B:int, page:int, device) -> Tensor|None:
   return _int_tensor("block_table", block_table, (B, block_table.shape[1]), device)
 
 @functools.cache
-def _decode_builders(target:Target, cfg:FwdConfig, causal:bool, scale:float|None, paged:bool):
-  """the decoding kernel's builder for custom_kernel (placeholders q, k, v, seqlens, [table,] o, lse) and the combine's, each
-  caching its sink by the placeholders, as _fwd_builder does"""
+def _decode_builders(target:Target, cfg:FwdConfig, mods:Mods, scale:float|None, paged:bool):
+  """the decoding kernel's builder for custom_kernel (placeholders q, k, v, seqlens, [table,] o, lse, *mod_args) and the
+  combine's, each caching its sink by the placeholders, as _fwd_builder does"""
   def decode(q, k, v, seqlens, *rest):
-    table, (o, lse) = (rest[0], rest[1:]) if paged else (None, rest)
-    return flash_decode(q, k, v, seqlens, table, o, lse, target=target, cfg=cfg, causal=causal, scale=scale)
+    table, (o, lse, *args) = (rest[0], rest[1:]) if paged else (None, rest)
+    return flash_decode(q, k, v, seqlens, table, o, lse, *args, target=target, cfg=cfg, scale=scale, mods=mods)
   return functools.cache(decode), functools.cache(flash_combine)
 
 def decode_plan(target:Target, device:str, q_shape:tuple[int, ...], hkv:int, cap:int, num_splits:int=0, config:FwdConfig|None=None) -> tuple[FwdConfig, int]:
@@ -196,7 +196,8 @@ def decode_plan(target:Target, device:str, q_shape:tuple[int, ...], hkv:int, cap
 
 def flash_attention_with_kvcache(q:Tensor, k_cache:Tensor, v_cache:Tensor, cache_seqlens:Tensor, block_table:Tensor|None=None,
                                  causal:bool=False, scale:float|None=None, return_lse:bool=False, num_splits:int=0,
-                                 config:FwdConfig|None=None) -> Tensor|tuple[Tensor, Tensor]:
+                                 config:FwdConfig|None=None, window:tuple[int|None, int|None]|None=None, softcap:float|None=None,
+                                 score_mod:Callable|None=None, mask_mod:Callable|None=None, mod_args:tuple[Tensor, ...]=()) -> Tensor|tuple[Tensor, Tensor]:
   """Attention of a few new queries per sequence against a KV cache (decoding), read at memory bandwidth.
 
   q: (B, H, Nq, D), any Nq >= 1 (1 to decode, a few for speculative decoding, more for chunked prefill), float16 or bfloat16.
@@ -214,9 +215,12 @@ def flash_attention_with_kvcache(q:Tensor, k_cache:Tensor, v_cache:Tensor, cache
   the split count from the shape and the GPU's multiprocessor count (fa_uop.config.decode_splits), 1 turns it off, n > 1 forces
   n splits (at most one per KV tile); the splits' partial results are merged by a small combine kernel. The result does not
   depend on the split count beyond float rounding. config fixes the tile (default fa_uop.config.default_decode_config).
+  window, softcap, score_mod, mask_mod and mod_args as in flash_attention, over the same bottom-right positions (q_idx of query
+  i is cache_seqlens[b] - Nq + i, kv_idx the key's index in its sequence): a window visits only its tiles of the cache.
   Inference only: no gradient flows through it (train with flash_attention)."""
   paged = block_table is not None
   target = _check(q, k_cache, v_cache, causal, scale, "k_cache", "v_cache", batch=not paged)
+  mods, mod_args = _mods(q, causal, window, softcap, score_mod, mask_mod, mod_args), tuple(mod_args)
   B, H, Nq, D = q.shape
   Hkv, P = k_cache.shape[1], k_cache.shape[2]
   seqlens = _int_tensor("cache_seqlens", cache_seqlens, (B,), q.device)
@@ -225,15 +229,16 @@ def flash_attention_with_kvcache(q:Tensor, k_cache:Tensor, v_cache:Tensor, cache
     raise ValueError(f"num_splits must be an int >= 0 (0: automatic), got {num_splits!r}")
   if config is not None and not isinstance(config, FwdConfig): raise TypeError(f"config must be a FwdConfig, got {type(config).__name__}")
   cfg, splits = decode_plan(target, q.device, q.shape, Hkv, P * block_table.shape[1] if paged else P, num_splits, config)
-  decode, combine = _decode_builders(target, cfg, causal, scale, paged)
+  decode, combine = _decode_builders(target, cfg, mods, scale, paged)
   ins = (q.contiguous(), k_cache.contiguous(), v_cache.contiguous(), seqlens, *((table,) if table is not None else ()))
+  args = tuple(t.contiguous() for t in mod_args)
   if splits == 1:
     o, lse = Tensor.empty(B, H, Nq, D, dtype=q.dtype, device=q.device), Tensor.empty(B, H, Nq, dtype=dtypes.float32, device=q.device)
-    o, lse = Tensor.custom_kernel(*ins, o, lse, fxn=decode)[-2:]
+    o, lse = Tensor.custom_kernel(*ins, o, lse, *args, fxn=decode)[len(ins):len(ins) + 2]
   else:
     o_part = Tensor.empty(B, H, Nq, splits, D, dtype=dtypes.float32, device=q.device)
     lse_part = Tensor.empty(B, H, Nq, splits, dtype=dtypes.float32, device=q.device)
-    o_part, lse_part = Tensor.custom_kernel(*ins, o_part, lse_part, fxn=decode)[-2:]
+    o_part, lse_part = Tensor.custom_kernel(*ins, o_part, lse_part, *args, fxn=decode)[len(ins):len(ins) + 2]
     o, lse = Tensor.empty(B, H, Nq, D, dtype=q.dtype, device=q.device), Tensor.empty(B, H, Nq, dtype=dtypes.float32, device=q.device)
     o, lse = Tensor.custom_kernel(o_part, lse_part, o, lse, fxn=combine)[2:]
   return (o, lse) if return_lse else o

@@ -95,11 +95,12 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     if n_free.vmax <= 1: n_masked, n_free = n_masked + n_free.vmax, 0
   ncols = lane_cols(blk, BQ // N)
 
-  keep = lambda qi, kj: mods.keep(b, hk * G + g, qi, kj, None, args)  # keys past Nk are never stored: no tail mask
+  lim = (H - 1, Nq - 1, Nk - 1)
+  keep = lambda qi, kj: mods.keep(b, hk * G + g, qi, kj, None, args, lim)  # keys past Nk are never stored: no tail mask
   # a row that kept no key has logsumexp -inf: read as +inf, its P is 0 (and its gradients), not exp(inf)
   no_key_rows = (lambda l: l.eq(-math.inf).where(math.inf, l)) if mods.masks_more else (lambda l: l)
-  score = (lambda x, qi, kj: mods.score(x, b, hk * G + g, qi, kj, args)) if mods.scores_changed else None
-  dscore = (lambda x, qi, kj: mods.dscore(x, b, hk * G + g, qi, kj, args)) if mods.scores_changed else None
+  score = (lambda x, qi, kj: mods.score(x, b, hk * G + g, qi, kj, args, lim)) if mods.scores_changed else None
+  dscore = (lambda x, qi, kj: mods.dscore(x, b, hk * G + g, qi, kj, args, lim)) if mods.scores_changed else None
 
   def q_step(it:UOp, tile:UOp, g:UOp, dk_acc:UOp, dv_acc:UOp, masked:bool, after:tuple, variant:int, real:UOp|None=None) -> UOp:
     dk_acc, dv_acc = dk_acc.after(it), dv_acc.after(it)
@@ -192,10 +193,11 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   plan = mods.plan(m0, m0 + BM - 1, Nk, BN)
   tile_base = lambda p: kv_base + plan.tile(p) * BN * D
   tile_rows = lambda p: Nk - plan.tile(p) * BN
-  keep = lambda qi, kj: mods.keep(b, h, qi, kj, Nk, args)
+  lim = (H - 1, Nq - 1, Nk - 1)
+  keep = lambda qi, kj: mods.keep(b, h, qi, kj, Nk, args, lim)
   no_key_rows = (lambda l: l.eq(-math.inf).where(math.inf, l)) if mods.masks_more else (lambda l: l)  # see flash_bwd_dkdv
-  score = mods.score_fn(b, h, lambda qi: qi, args)
-  dscore = (lambda x, qi, kj: mods.dscore(x, b, h, qi, kj, args)) if mods.scores_changed else None
+  score = mods.score_fn(b, h, lambda qi: qi, args, lim)
+  dscore = (lambda x, qi, kj: mods.dscore(x, b, h, qi, kj, args, lim)) if mods.scores_changed else None
 
   # Q and dO fragments to registers once; the rows' log2-domain logsumexp and delta too
   q_s, do_s = smem(blk, BM, D, q.dtype), smem(blk, BM, D, q.dtype)

@@ -11,7 +11,7 @@ from tinygrad.renderer import Estimates
 from tinygrad.uop.ops import AxisType, KernelInfo
 from fa_uop.config import FwdConfig
 from fa_uop.forward import LOG2E, attend, store_rows
-from fa_uop.mods import Mods, TilePlan, tile_plan
+from fa_uop.mods import Mods, TilePlan
 from fa_uop.target import Target
 from fa_uop.tiles import Block, flat, rows_at
 
@@ -24,15 +24,17 @@ def cache_rows(cache:UOp, table:UOp|None, b:UOp, hk:UOp) -> tuple[Callable[[UOp]
   page = lambda n: flat(table)[b * pages + (n // P).maximum(0).minimum(pages - 1)].maximum(0).minimum(cache.shape[0] - 1)
   return (lambda n: ((page(n) * Hkv + hk) * P + n % P) * D), P * pages
 
-def flash_decode(q:UOp, k:UOp, v:UOp, seqlens:UOp, table:UOp|None, o:UOp, lse:UOp|None, *, target:Target, cfg:FwdConfig,
-                 causal:bool=False, scale:float|None=None) -> UOp:
+def flash_decode(q:UOp, k:UOp, v:UOp, seqlens:UOp, table:UOp|None, o:UOp, lse:UOp|None, *args:UOp, target:Target, cfg:FwdConfig,
+                 causal:bool=False, scale:float|None=None, mods:Mods|None=None) -> UOp:
   """Build the decoding kernel's sink for Tensor.custom_kernel.
   q: (B, H, Nq, D) fp16/bf16. k, v: the cache, (B, Hkv, Nmax, D), or with table a paged pool (pages, Hkv, P, D) whose page j of
   sequence b is table[b, j]. seqlens: (B,) int32, the keys of each sequence (clamped to the cache: nothing outside it is read).
   table: (B, max_pages) int32 or None; its entries are clamped to the pool. causal aligns bottom-right: query i sits at position
-  seqlens[b] - Nq + i. Outputs: o (B, H, Nq, D) in q's dtype and lse (B, H, Nq) float32 (or None) when the cache is not split;
+  seqlens[b] - Nq + i; mods (fa_uop.mods.Mods, its causal in place of causal) adds windows, softcap and score and mask mods
+  over those positions, reading the buffers args. Outputs: o (B, H, Nq, D) in q's dtype and lse (B, H, Nq) float32 (or None) when the cache is not split;
   split over S blocks, one partial result per split, o (B, H, Nq, S, D) and lse (B, H, Nq, S) float32, for flash_combine.
   Per block: BLOCK_M packed rows (row g·Nq + i is query i of head hk·G + g) of one KV head, against one split of its cache."""
+  mods = mods or Mods(causal=causal)
   B, H, Nq, D = q.shape
   Hkv = k.shape[1]
   G = H // Hkv
@@ -50,9 +52,9 @@ def flash_decode(q:UOp, k:UOp, v:UOp, seqlens:UOp, table:UOp|None, o:UOp, lse:UO
   # a paged cache's keys are dense within a page: a tile is copied in runs that each look their page up once
   tile_rows, run = (lambda n0: lambda r: key_row(n0 + r)), None if table is None else math.gcd(k.shape[2], BN)
   nk = flat(seqlens)[b].maximum(0).minimum(cap)
-  mods = Mods(causal=causal)
   pos = lambda row: nk - Nq + (m0 + row) % Nq   # bottom-right: query i sits at position nk - Nq + i
-  plan = tile_plan(nk - Nq, nk - 1, nk, BN, mods.left, mods.right)
+  head = lambda row: hk * G + (m0 + row) // Nq  # the query head of a packed row
+  plan = mods.plan(nk - Nq, nk - 1, nk, BN)
   # every tile is masked: the cost is a few compares per score, where a second, unmasked stage would leave the emulator (see
   # tile_plan) a loop after one that may run no time at all. Split s takes its share of the plan's positions.
   if s is None: share = TilePlan(plan.total, 0, plan.tile, plan.total)
@@ -61,14 +63,16 @@ def flash_decode(q:UOp, k:UOp, v:UOp, seqlens:UOp, table:UOp|None, o:UOp, lse:UO
     first = (s * per).minimum(plan.total)
     count = (plan.total - first).minimum(per)
     share = TilePlan(count, 0, lambda p: plan.tile(first + p), count)
-  acc, row_max, row_sum = attend(blk, cfg, q, k, v, rows_at(row0 * D, D), R - m0, tile_rows, run, nk, share,
-                                 1 / math.sqrt(D) if scale is None else scale, lambda row, key: mods.keep(b, hk, pos(row), key, nk, ()))
+  lim = (H - 1, cap - 1, cap - 1)   # a mod sees positions in the cache (a query before its start at 0)
+  score = (lambda x, row, key: mods.score(x, b, head(row), pos(row), key, args, lim)) if mods.scores_changed else None
+  acc, row_max, row_sum = attend(blk, cfg, q, k, v, rows_at(row0 * D, D), R - m0, tile_rows, run, nk, share, 1 / math.sqrt(D) if scale is None else scale,
+                                 lambda row, key: mods.keep(b, head(row), pos(row), key, nk, args, lim), score)
   if s is None: o_row, lse_row = (lambda r: (row0 + r) * D), (lambda r: row0 + r)
   else: o_row, lse_row = (lambda r: ((row0 + r) * S + s) * D), (lambda r: (row0 + r) * S + s)
   stores = store_rows(blk, cfg, acc, row_max, row_sum, o, o_row, lse, lse_row, R - m0)
   kv_bytes = 2 * B * Hkv * cap * D * k.dtype.itemsize
   cost = Estimates(ops=4 * B * H * Nq * cap * D, mem=kv_bytes + 2 * B * H * Nq * D * q.dtype.itemsize)
-  info = KernelInfo(name=f"fa_decode_{'causal_' if causal else ''}{'paged_' if table is not None else ''}d{D}", opts_to_apply=(), estimates=cost)
+  info = KernelInfo(name=mods.name("fa_decode" + ("_paged" if table is not None else ""), D), opts_to_apply=(), estimates=cost)
   grid = (s, mb, hk, b) if s is not None else (mb, hk, b)
   return UOp.group(*stores).end(blk.warp, blk.lane).end(*grid).sink(arg=info).rtag(1)
 

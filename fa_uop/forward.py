@@ -148,9 +148,10 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   blk = Block(target, cfg.warps)
   m0 = mb * BM
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
+  lim = (H - 1, Nq - 1, Nk - 1)
   acc, row_max, row_sum = attend(blk, cfg, q, k, v, rows_at(q_base, D), Nq - m0, lambda n0: rows_at(kv_base + n0 * D, D), None, Nk,
                                  mods.plan(m0, m0 + BM - 1, Nk, BN), 1 / math.sqrt(D) if scale is None else scale,
-                                 lambda row, key: mods.keep(b, h, m0 + row, key, Nk, args), mods.score_fn(b, h, lambda row: m0 + row, args))
+                                 lambda row, key: mods.keep(b, h, m0 + row, key, Nk, args, lim), mods.score_fn(b, h, lambda row: m0 + row, args, lim))
   stores = store_rows(blk, cfg, acc, row_max, row_sum, o, lambda r: q_base + r * D, lse, lambda r: (b * H + h) * Nq + m0 + r, Nq - m0)
   # The cost is stated, and the sink tagged as already optimized so tinygrad keeps it: derived symbolically over the
   # data-dependent loop bounds it is a graph deep enough to overflow Python's recursion when printed into the program's key.

@@ -48,30 +48,37 @@ class Mods:
     p = tile_plan(first, last, n, T, self.left, self.right) if keys else tile_plan(first, last, n, T, self.right, self.left, tail_masked=False)
     return p if self.mask_mod is None else TilePlan(p.total, 0, p.tile, p.total)
 
-  def score_fn(self, b:UOp, h:UOp, pos:Callable[[UOp], UOp], args:tuple[UOp, ...]) -> Callable[[UOp, UOp, UOp], UOp]|None:
+  def score_fn(self, b:UOp, h:UOp, pos:Callable[[UOp], UOp], args:tuple[UOp, ...], lim:tuple) -> Callable[[UOp, UOp, UOp], UOp]|None:
     """attend's score hook for a block: (scaled score, block row, key) -> modified score, the row at position pos(row); None if the
     scores are not modified"""
-    return (lambda x, row, key: self.score(x, b, h, pos(row), key, args)) if self.scores_changed else None
+    return (lambda x, row, key: self.score(x, b, h, pos(row), key, args, lim)) if self.scores_changed else None
 
-  def score(self, x:UOp, b:UOp, h:UOp, qi:UOp, kj:UOp, args:tuple[UOp, ...]) -> UOp:
-    """the modified score of a scaled score x (natural-log domain, float32)"""
+  def score(self, x:UOp, b:UOp, h:UOp, qi:UOp, kj:UOp, args:tuple[UOp, ...], lim:tuple) -> UOp:
+    """the modified score of a scaled score x (natural-log domain, float32) of query qi and key kj; see user_idx for lim"""
     if self.softcap is not None: x = _tanh(x * (1 / self.softcap)) * self.softcap
-    if self.score_mod is not None: x = self.score_mod(x, b, h, qi, kj, *args)
+    if self.score_mod is not None: x = self.score_mod(x, *user_idx(b, h, qi, kj, lim), *args)
     return x
 
-  def dscore(self, x:UOp, b:UOp, h:UOp, qi:UOp, kj:UOp, args:tuple[UOp, ...]) -> UOp:
+  def dscore(self, x:UOp, b:UOp, h:UOp, qi:UOp, kj:UOp, args:tuple[UOp, ...], lim:tuple) -> UOp:
     """d score / d x, derived by tinygrad's UOp gradient from the score itself, at x"""
     leaf = UOp.placeholder((1,), dtypes.float, slot=1 << 20)[0]   # a stand-in for x, substituted once differentiated
-    y = self.score(leaf, b, h, qi, kj, args)
+    y = self.score(leaf, b, h, qi, kj, args, lim)
     return compute_gradient(y, y.const_like(1.0), {leaf})[leaf].substitute({leaf: x})
 
-  def keep(self, b:UOp, h:UOp, qi:UOp, kj:UOp, nk:UOp|int|None, args:tuple[UOp, ...]) -> UOp:
+  def keep(self, b:UOp, h:UOp, qi:UOp, kj:UOp, nk:UOp|int|None, args:tuple[UOp, ...], lim:tuple) -> UOp:
     """whether query qi sees key kj: a real key (kj < nk; nk None: any) that the window, causal and mask_mod keep"""
     conds = [] if nk is None else [kj < nk]
     if self.left is not None: conds.append(kj >= qi - self.left)
     if self.right is not None: conds.append(kj <= qi + self.right)
-    if self.mask_mod is not None: conds.append(self.mask_mod(b, h, qi, kj, *args))
+    if self.mask_mod is not None: conds.append(self.mask_mod(*user_idx(b, h, qi, kj, lim), *args))
     return functools.reduce(lambda a, c: a & c, conds) if conds else UOp.const(dtypes.bool, True)
+
+def user_idx(b:UOp, h:UOp, qi:UOp, kj:UOp, lim:tuple) -> tuple[UOp, UOp, UOp, UOp]:
+  """the indices a user's mod sees, int32, with the head, query and key clamped to [0, lim]: a tile also holds rows past the
+  queries and keys past the keys (masked, their results discarded), and a mod may index its buffers with any of them"""
+  h_max, q_max, k_max = lim
+  return b.cast(dtypes.int32), h.minimum(h_max).cast(dtypes.int32), qi.maximum(0).minimum(q_max).cast(dtypes.int32), \
+    kj.maximum(0).minimum(k_max).cast(dtypes.int32)
 
 def _tanh(z:UOp) -> UOp:
   """tanh without overflow (and a gradient without inf·0): from e = exp(-2|z|) in (0, 1]"""

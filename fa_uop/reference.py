@@ -24,18 +24,23 @@ def attention_ref(q:np.ndarray, k:np.ndarray, v:np.ndarray, causal:bool=False, s
     return np.where(l > 0, p / l, 0) @ v, np.where(l[..., 0] > 0, (m + np.log(l))[..., 0], -np.inf)
 
 def kvcache_ref(q:np.ndarray, k_cache:np.ndarray, v_cache:np.ndarray, seqlens:np.ndarray, block_table:np.ndarray|None=None,
-                causal:bool=False, scale:float|None=None) -> tuple[np.ndarray, np.ndarray]:
+                causal:bool=False, scale:float|None=None, window:tuple|None=None, score:Callable|None=None,
+                keep:Callable|None=None) -> tuple[np.ndarray, np.ndarray]:
   """flash_attention_with_kvcache in float64: the cache (B, Hkv, Nmax, D), or a paged pool (pages, Hkv, P, D) read through
-  block_table (B, max_pages); lengths clamped to the cache; causal bottom-right (query i at position seqlens[b] - Nq + i)"""
+  block_table (B, max_pages); lengths clamped to the cache; causal bottom-right (query i at position seqlens[b] - Nq + i).
+  window (left, right), score(s, qpos, kpos) and keep(qpos, kpos) over those positions, (B, 1, Nq, 1) and (1, 1, 1, Nk)."""
   if block_table is not None:  # gather each sequence's pages into a dense cache
     pages, P = k_cache.shape[0], k_cache.shape[2]
     idx = np.clip(block_table, 0, pages - 1)
     k_cache, v_cache = (c[idx].transpose(0, 2, 1, 3, 4).reshape(idx.shape[0], c.shape[1], -1, c.shape[3]) for c in (k_cache, v_cache))
   Nq, Nk = q.shape[2], k_cache.shape[2]
   n = np.clip(seqlens, 0, Nk)[:, None, None, None]
-  key, qi = np.arange(Nk)[None, None, None, :], np.arange(Nq)[None, None, :, None]
-  keep = (key < n) & ((key <= n - Nq + qi) if causal else True)
-  return attention_ref(q, k_cache, v_cache, scale=scale, keep=keep)
+  key, qpos = np.arange(Nk)[None, None, None, :], n - Nq + np.arange(Nq)[None, None, :, None]
+  kept = (key < n) & ((key <= qpos) if causal else True)
+  if window is not None and window[0] is not None: kept = kept & (key >= qpos - window[0])
+  if window is not None and window[1] is not None: kept = kept & (key <= qpos + window[1])
+  if keep is not None: kept = kept & keep(qpos, key)
+  return attention_ref(q, k_cache, v_cache, scale=scale, keep=kept, score=None if score is None else lambda s: score(s, qpos, key))
 
 def attention_bwd_ref(q:np.ndarray, k:np.ndarray, v:np.ndarray, do:np.ndarray, causal:bool=False, scale:float|None=None,
                       dlse:np.ndarray|None=None, keep:np.ndarray|None=None, score:Callable[[np.ndarray], np.ndarray]|None=None,

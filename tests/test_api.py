@@ -110,3 +110,36 @@ BAD_KV = [
 @pytest.mark.parametrize("over,exc,msg", BAD_KV, ids=[b[2] for b in BAD_KV])
 def test_bad_kvcache_input(emu, no_kernel, over, exc, msg):
   with pytest.raises(exc, match=msg): flash_attention_with_kvcache(**_kv_args(**over))
+
+def _grad_tensor():
+  x = t(4, dtype=dtypes.float32)
+  x.requires_grad = True
+  return x
+
+BAD_MODS = [
+  (dict(window=5), TypeError, "window must be a pair"),
+  (dict(window=(1, 2, 3)), TypeError, "window must be a pair"),
+  (dict(window=(-1, None)), ValueError, "window's left side must be >= 0"),
+  (dict(window=(None, 2.5)), TypeError, "window's right side must be an int"),
+  (dict(softcap=0.0), ValueError, "softcap must be a finite float > 0"),
+  (dict(softcap=float("inf")), ValueError, "softcap must be a finite float > 0"),
+  (dict(softcap="30"), TypeError, "softcap must be a float"),
+  (dict(score_mod=3), TypeError, "score_mod must be callable"),
+  (dict(score_mod=lambda s, b, h, q, kv: s > 0), TypeError, "score_mod must return a float UOp"),
+  (dict(score_mod=lambda s, b, h, q, kv: 1.0), TypeError, "score_mod must return a float UOp"),
+  (dict(mask_mod=lambda b, h, q, kv: q.cast(dtypes.float)), TypeError, "mask_mod must return a bool UOp"),
+  (dict(mask_mod=lambda b, h, q, kv: q == kv), TypeError, "compare with .eq"),
+  (dict(mod_args=t(4)), TypeError, "mod_args must be a tuple"),
+  (dict(mod_args=(np.zeros(4),)), TypeError, "mod_args\\[0\\] must be a tinygrad Tensor"),
+  (dict(mod_args=(t(4, device="CPU"),)), ValueError, "mod_args\\[0\\] must be on q's device"),
+  (dict(mod_args=(_grad_tensor(),)), ValueError, "mod_args\\[0\\] requires grad"),
+]
+ENTRIES = {"flash_attention": lambda **kw: flash_attention(t(1, 2, 8, 32), t(1, 1, 8, 32), t(1, 1, 8, 32), **kw),
+           "flash_attention_backward": lambda **kw: flash_attention_backward(**_bwd_args(**kw)),
+           "flash_attention_with_kvcache": lambda **kw: flash_attention_with_kvcache(**_kv_args(**kw))}
+
+@pytest.mark.parametrize("entry", list(ENTRIES))
+@pytest.mark.parametrize("over,exc,msg", BAD_MODS, ids=[b[2] for b in BAD_MODS])
+def test_bad_mods(emu, no_kernel, entry, over, exc, msg):
+  """every entry point checks the modifications before any kernel is built"""
+  with pytest.raises(exc, match=msg): ENTRIES[entry](**over)
