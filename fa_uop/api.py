@@ -9,6 +9,7 @@ from fa_uop.config import BwdConfig, FwdConfig, default_bwd_configs, default_dec
 from fa_uop.decode import flash_decode, flash_combine, flash_kv_write
 from fa_uop.forward import flash_fwd
 from fa_uop.mods import Mods
+from fa_uop.blockmap import block_map
 from fa_uop.target import Target, target_for, multiprocessors
 
 HEAD_DIMS = (16, 32, 48, 64, 80, 96, 112, 128)
@@ -104,9 +105,13 @@ def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, 
   f_dkdv, f_dq = _bwd_builders(target, cfg_dkdv, cfg_dq, mods, scale)
   ins = (q.contiguous(), k.contiguous(), v.contiguous(), do.cast(q.dtype).contiguous(), lse.float().contiguous(), delta.contiguous())
   args = tuple(t.contiguous() for t in mod_args)
+  B, H, Nq, D = q.shape
+  maps = ((), ()) if mods.mask_mod is None else \
+    (block_map(mods, mod_args, q.device, B, H, Nq, k.shape[2], cfg_dkdv.block_m, cfg_dkdv.block_n, keys=False),
+     block_map(mods, mod_args, q.device, B, H, Nq, k.shape[2], cfg_dq.block_m, cfg_dq.block_n))
   dk, dv = (Tensor.empty(*k.shape, dtype=k.dtype, device=k.device) for _ in range(2))
-  dk, dv = Tensor.custom_kernel(*ins, dk, dv, *args, fxn=f_dkdv)[6:8]
-  dq = Tensor.custom_kernel(*ins, Tensor.empty(*q.shape, dtype=q.dtype, device=q.device), *args, fxn=f_dq)[6]
+  dk, dv = Tensor.custom_kernel(*ins, dk, dv, *args, *maps[0], fxn=f_dkdv)[6:8]
+  dq = Tensor.custom_kernel(*ins, Tensor.empty(*q.shape, dtype=q.dtype, device=q.device), *args, *maps[1], fxn=f_dq)[6]
   return dq, dk, dv
 
 def _fwd_grad(target:Target, mods:Mods, scale:float|None):
@@ -118,7 +123,7 @@ def _fwd_grad(target:Target, mods:Mods, scale:float|None):
     o_val, lse_val = Tensor(o.after(call)), Tensor(lse.after(call))
     do = by_rank.get(4, o_val.zeros_like())
     dq, dk, dv = _backward(target, mods, Tensor(q), Tensor(k), Tensor(v), o_val, lse_val, do, by_rank.get(3), scale, None,
-                           tuple(Tensor(a) for a in args))
+                           tuple(Tensor(a) for a in args[:mods.n_args]))   # the block map, if any, is the forward's: not passed on
     return (dq.uop, dk.uop, dv.uop, None, None, *[None] * len(args))
   return grad_fxn
 
@@ -126,7 +131,8 @@ def _run_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, mods:Mo
   B, H, Nq, D = q.shape
   o = Tensor.empty(B, H, Nq, D, dtype=q.dtype, device=q.device)
   lse = Tensor.empty(B, H, Nq, dtype=dtypes.float32, device=q.device)
-  outs = Tensor.custom_kernel(q.contiguous(), k.contiguous(), v.contiguous(), o, lse, *[t.contiguous() for t in mod_args],
+  bmap = () if mods.mask_mod is None else block_map(mods, mod_args, q.device, B, H, Nq, k.shape[2], cfg.block_m, cfg.block_n)
+  outs = Tensor.custom_kernel(q.contiguous(), k.contiguous(), v.contiguous(), o, lse, *[t.contiguous() for t in mod_args], *bmap,
                               fxn=_fwd_builder(target, cfg, mods, scale), grad_fxn=_fwd_grad(target, mods, scale))
   return outs[3], outs[4]
 

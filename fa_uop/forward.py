@@ -9,6 +9,7 @@ from tinygrad.renderer import Estimates
 from tinygrad.uop.ops import AxisType, KernelInfo, Ops
 from fa_uop.config import FwdConfig
 from fa_uop.mods import Mods, TilePlan
+from fa_uop.blockmap import map_plan
 from fa_uop.target import Target
 from fa_uop.tiles import (Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords,
                           mma, a_operand, lane_reduce, rows_at)
@@ -135,7 +136,8 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   """Build the forward kernel's sink for Tensor.custom_kernel(q, k, v, o, lse, *mod_args, fxn=...).
   q: (B, H, Nq, D); k, v: (B, Hkv, Nk, D), H a multiple of Hkv; fp16 or bf16. o: (B, H, Nq, D) out in q's dtype.
   lse: (B, H, Nq) float32 out, the natural-log row logsumexp, or None. causal masks key j > query i (top-left aligned); mods
-  (fa_uop.mods.Mods, its causal in place of causal) adds windows, softcap and score and mask mods reading the buffers args.
+  (fa_uop.mods.Mods, its causal in place of causal) adds windows, softcap and score and mask mods reading the buffers args;
+  with a mask_mod the last two args are its block map for BLOCK_M x BLOCK_N tiles (fa_uop.blockmap.block_map).
   One block per BLOCK_M query rows of one head."""
   mods = mods or Mods(causal=causal)
   B, H, Nq, D = q.shape
@@ -149,8 +151,10 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   m0 = mb * BM
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
   lim = (H - 1, Nq - 1, Nk - 1)
+  args, bmap = (args[:-2], args[-2:]) if mods.mask_mod is not None else (args, None)   # a mask_mod's tiles come from its block map
+  plan = mods.plan(m0, m0 + BM - 1, Nk, BN) if bmap is None else map_plan(*bmap, b, h, mb)
   acc, row_max, row_sum = attend(blk, cfg, q, k, v, rows_at(q_base, D), Nq - m0, lambda n0: rows_at(kv_base + n0 * D, D), None, Nk,
-                                 mods.plan(m0, m0 + BM - 1, Nk, BN), 1 / math.sqrt(D) if scale is None else scale,
+                                 plan, 1 / math.sqrt(D) if scale is None else scale,
                                  lambda row, key: mods.keep(b, h, m0 + row, key, Nk, args, lim), mods.score_fn(b, h, lambda row: m0 + row, args, lim))
   stores = store_rows(blk, cfg, acc, row_max, row_sum, o, lambda r: q_base + r * D, lse, lambda r: (b * H + h) * Nq + m0 + r, Nq - m0)
   # The cost is stated, and the sink tagged as already optimized so tinygrad keeps it: derived symbolically over the
