@@ -153,19 +153,30 @@ def flash_attention(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float
   - mask_mod(b, h, q_idx, kv_idx, *mod_args) -> bool UOp: True keeps the pair.
   - mod_args: Tensors on q's device that the mods read, reaching them as UOp buffers indexed with the index UOps (slopes[h],
     doc[b, q_idx]). They receive no gradient, and may not require one.
-  Tiles that the window or causal hide entirely are never visited and only the tiles their edges cross pay for the mask; a row
-  that keeps no key gets output 0 and logsumexp -inf (and zero gradients).
+  Tiles that the window or causal hide entirely are never visited and only the tiles their edges cross pay for the mask; a
+  mask_mod's tiles come from its block map (fa_uop.blockmap: built by two small kernels, cached), so it is evaluated only on the
+  tiles it cuts. A row that keeps no key gets output 0 and logsumexp -inf (and zero gradients).
   Returns the output (B, H, Nq, D) in q's dtype and, with return_lse, the natural-log row logsumexp (B, H, Nq) in float32.
   config picks the tiling; by default the tuner's choice for this shape class (fa_uop.tune), or the fixed default where tuning
   is off. Targets: AMD RDNA3 (gfx11xx) and NVIDIA sm_80 and newer, and tinygrad's emulator of either (DEV=PYTHON::gfx1100 / ::sm_80)."""
+  target, mods, mod_args, config = _fwd_plan(q, k, v, causal, scale, config, window, softcap, score_mod, mask_mod, mod_args)
+  o, lse = _run_fwd(config, q, k, v, target, mods, scale, mod_args)
+  return (o, lse) if return_lse else o
+
+def _fwd_plan(q, k, v, causal, scale, config, window, softcap, score_mod, mask_mod, mod_args) -> tuple[Target, Mods, tuple, FwdConfig]:
   target = _check(q, k, v, causal, scale)
   mods, mod_args = _mods(q, causal, window, softcap, score_mod, mask_mod, mod_args), tuple(mod_args)
   if config is not None: config.check(target, q.shape[3])
   else:
     run = functools.partial(lambda cfg, q_, k_, v_: _run_fwd(cfg, q_, k_, v_, target, mods, scale, mod_args)[0].realize())
     config = tune.fwd_config(target, q.device, q.shape, k.shape[2], k.shape[1], q.dtype, causal, scale, run, mods.tag)
-  o, lse = _run_fwd(config, q, k, v, target, mods, scale, mod_args)
-  return (o, lse) if return_lse else o
+  return target, mods, mod_args, config
+
+def fwd_config_for(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float|None=None, window=None, softcap=None, score_mod=None,
+                   mask_mod=None, mod_args=()) -> FwdConfig:
+  """the tiling flash_attention(q, k, v, ...) uses with no config given: the tuner's choice for its shape class and
+  modifications (timed now if there is none yet), or the default where tuning is off"""
+  return _fwd_plan(q, k, v, causal, scale, None, window, softcap, score_mod, mask_mod, mod_args)[3]
 
 def _int_tensor(name:str, x, shape:tuple[int, ...], device) -> Tensor:
   if not isinstance(x, Tensor): raise TypeError(f"{name} must be a tinygrad Tensor of integers, got {type(x).__name__}")

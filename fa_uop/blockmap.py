@@ -112,3 +112,7 @@ def map_plan(counts:UOp, idx:UOp, b:UOp, h:UOp, rb:UOp) -> TilePlan:
   # p is clamped too: the kernels also ask for the tile after their last (the next copy, issued before the test that stops it)
   clamp = lambda x: min(max(x, 0), nC - 1) if isinstance(x, int) else x.maximum(0).minimum(nC - 1)
   return TilePlan(part + borrow, full - borrow, lambda p: clamp(flat(idx)[row * nC + clamp(p)]), part + full)
+
+def clear_cache() -> None:
+  """forget every cached block map (the next call builds its map again: bench.py times that)"""
+  _CACHE.clear()

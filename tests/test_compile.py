@@ -1,5 +1,5 @@
 """The generated HIP and CUDA source, built by the real compilers: the instructions we meant are there, and no LDS race."""
-import re, shutil, functools
+import math, re, shutil, functools
 import pytest
 from tinygrad import UOp, dtypes
 from fa_uop import SM80, RDNA3, flash_fwd, flash_bwd_dkdv, flash_bwd_dq, default_fwd_config, default_bwd_configs, FwdConfig
@@ -137,26 +137,34 @@ def test_decode_kernels(arch, D, causal, splits, page):
   for sink in sinks[1:]: compile_source(render(sink, arch), arch)
 
 def masked_sinks(target, D=64, N=320, H=4, Hkv=2):
-  """the forward and both backward kernels with a causal window, softcap and an ALiBi score_mod reading a slopes buffer"""
+  """the forward and both backward kernels with a causal window, softcap, an ALiBi score_mod reading a slopes buffer and a
+  document mask_mod reading document ids, through its block maps; then the two kernels that build a block map"""
   from fa_uop.mods import Mods
-  mods = Mods(causal=True, window=(100, None), softcap=30.0, score_mod=lambda s, b, h, qi, kj, sl: s + sl[h] * (kj - qi).cast(dtypes.float), n_args=1)
-  q, kv, rows, sl = ((2, H, N, D), dtypes.half), ((2, Hkv, N, D), dtypes.half), ((2, H, N), dtypes.float), ((H,), dtypes.float)
+  from fa_uop.blockmap import classify, compact
+  mods = Mods(causal=True, window=(100, None), softcap=30.0, score_mod=lambda s, b, h, qi, kj, sl, d: s + sl[h] * (kj - qi).cast(dtypes.float),
+              mask_mod=lambda b, h, qi, kj, sl, d: d[b, qi].eq(d[b, kj]), n_args=2)
+  q, kv, rows = ((2, H, N, D), dtypes.half), ((2, Hkv, N, D), dtypes.half), ((2, H, N), dtypes.float)
+  args = [((H,), dtypes.float), ((2, N), dtypes.int32)]
+  bmap = lambda TR, TC: [((2, 1, math.ceil(N / TR), 2), dtypes.int32), ((2, 1, math.ceil(N / TR), math.ceil(N / TC)), dtypes.int32)]
   ps = lambda shapes: [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)]
-  c_kv, c_q = default_bwd_configs(target, D)
-  return (flash_fwd(*ps([q, kv, kv, q, rows, sl]), target=target, cfg=default_fwd_config(target, D, True), mods=mods),
-          flash_bwd_dkdv(*ps([q, kv, kv, q, rows, rows, kv, kv, sl]), target=target, cfg=c_kv, mods=mods),
-          flash_bwd_dq(*ps([q, kv, kv, q, rows, rows, q, sl]), target=target, cfg=c_q, mods=mods))
+  c_fwd, (c_kv, c_q) = default_fwd_config(target, D, True), default_bwd_configs(target, D)
+  status = ((2, 1, math.ceil(N / 64), math.ceil(N / 64)), dtypes.int32)
+  return (flash_fwd(*ps([q, kv, kv, q, rows, *args, *bmap(c_fwd.block_m, c_fwd.block_n)]), target=target, cfg=c_fwd, mods=mods),
+          flash_bwd_dkdv(*ps([q, kv, kv, q, rows, rows, kv, kv, *args, *bmap(c_kv.block_m, c_kv.block_n)]), target=target, cfg=c_kv, mods=mods),
+          flash_bwd_dq(*ps([q, kv, kv, q, rows, rows, q, *args, *bmap(c_q.block_m, c_q.block_n)]), target=target, cfg=c_q, mods=mods),
+          classify(*ps([status, *args]), mods=mods, nq=N, nk=N, TR=64, TC=64, keys=True),
+          compact(*ps(bmap(64, 64) + [status])))
 
 @pytest.mark.parametrize("arch", ["gfx1100", "sm_90"])
 def test_masked_kernels(arch):
-  """a windowed, softcapped, ALiBi-modified forward and backward build with the real compilers and the target's MMA, with no LDS
+  """a windowed, softcapped, ALiBi- and document-masked forward and backward (with block maps) and the block map kernels build with the real compilers and the target's MMA, with no LDS
   race, and every loop opened and closed once (the window's block-dependent tile ranges meet tinygrad's valid simplification)"""
   if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
   from collections import Counter
   from tinygrad.uop.ops import Ops
-  for name, sink in zip(("forward", "dK/dV", "dQ"), masked_sinks(TARGETS[arch])):
+  for name, sink in zip(("forward", "dK/dV", "dQ", "block map classify", "block map compact"), masked_sinks(TARGETS[arch])):
     out = compile_source(render(sink, arch), arch)
-    assert EXPECT[arch][0] in out, f"{name}: no {EXPECT[arch][0]}"
+    assert name.startswith("block map") or EXPECT[arch][0] in out, f"{name}: no {EXPECT[arch][0]}"
     lin = linear(sink, arch)
     assert lds_hazards(lin) == [], name
     ids = Counter(u.arg for u in lin if u.op is Ops.RANGE)

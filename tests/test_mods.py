@@ -48,18 +48,18 @@ def test_tile_plan_against_the_definition():
                 edge = {t for t in need if (tail and t * T + T > n) or not all(kept(i, j) for i in range(first, first + rows) for j in range(t * T, t * T + T))}
                 assert len(tiles) == len(set(tiles)) and set(tiles) == need and edge <= set(tiles[:p.n_masked]), (first, rows, n, T, left, right, tail)
 
-@pytest.mark.parametrize("causal,window", [(True, (20, None)), (False, (5, 7)), (False, (None, 3)), (True, (40, 10)), (False, (0, 0)),
+@pytest.mark.parametrize("causal,window", [slow(True, (20, None)), (False, (5, 7)), slow(False, (None, 3)), (True, (40, 10)), slow(False, (0, 0)),
                                            slow(True, (3, None)), slow(False, (100, None))],
                          ids=["causal-left20", "both-5-7", "right3", "causal-left40-right10", "diagonal", "causal-left3", "left100"])
 def test_window(emu, rng, causal, window):
   """one- and two-sided windows, with causal, widths below and above a 32-key tile, Nq != Nk, GQA"""
-  fwd(rng, 2, 4, 2, 70, 90, 32, keep=window_keep(70, 90, *window, causal), causal=causal, window=window)
+  fwd(rng, 1, 2, 1, 70, 90, 32, keep=window_keep(70, 90, *window, causal), causal=causal, window=window)
 
 def test_window_rows_with_no_key(emu, rng):
   """the diagonal window (0, 0) with more queries than keys: queries 40..49 keep nothing, output 0 and logsumexp -inf there"""
   fwd(rng, 1, 2, 1, 50, 40, 32, keep=window_keep(50, 40, 0, 0, False), window=(0, 0))
 
-@pytest.mark.parametrize("dtype", [dtypes.half, dtypes.bfloat16], ids=["fp16", "bf16"])
+@pytest.mark.parametrize("dtype", [dtypes.half, slow(dtypes.bfloat16)], ids=["fp16", "bf16"])
 def test_softcap_on_large_scores(emu, rng, dtype):
   """scores in the hundreds, capped at 5: exp of the uncapped scores would overflow"""
   fwd(rng, 1, 2, 1, 40, 50, 32, dtype=dtype, qmul=16.0, score=lambda s: 5.0 * np.tanh(s / 5.0), causal=True, softcap=5.0)
@@ -68,14 +68,14 @@ def test_alibi_score_mod(emu, rng):
   """ALiBi: a per-head slope times the distance, read from a slopes tensor"""
   slopes = np.array([0.5, 0.25, 0.125, 0.0625], dtype=np.float32)
   i, j = np.arange(40)[:, None], np.arange(40)[None, :]
-  fwd(rng, 2, 4, 2, 40, 40, 32, score=lambda s: s + slopes[None, :, None, None] * (j - i), causal=True,
+  fwd(rng, 1, 4, 2, 40, 40, 32, score=lambda s: s + slopes[None, :, None, None] * (j - i), causal=True,
       score_mod=lambda s, b, h, q_idx, kv_idx, sl: s + sl[h] * (kv_idx - q_idx).cast(dtypes.float), mod_args=(Tensor(slopes, device="PYTHON"),))
 
 def test_document_mask(emu, rng):
   """packed sequences: a query sees the keys of its own document only, from per-token document ids"""
   r, _ = rng
   doc = np.sort(r.integers(0, 4, (2, 64))).astype(np.int32)
-  fwd(rng, 2, 2, 2, 64, 64, 32, keep=doc[:, None, :, None] == doc[:, None, None, :], causal=True,
+  fwd(rng, 2, 1, 1, 64, 64, 32, keep=doc[:, None, :, None] == doc[:, None, None, :], causal=True,
       mask_mod=lambda b, h, q_idx, kv_idx, d: d[b, q_idx].eq(d[b, kv_idx]), mod_args=(Tensor(doc, device="PYTHON"),))
 
 def test_key_padding_and_empty_rows(emu, rng):
@@ -90,12 +90,13 @@ def test_everything_at_once(emu, rng):
   doc = np.sort(r.integers(0, 2, (1, 60))).astype(np.int32)
   keep = window_keep(60, 60, 25, None, True)[None, None] & (doc[:, None, :, None] == doc[:, None, None, :])
   score = lambda s: 8.0 * np.tanh(s / 8.0) - 0.01 * np.abs(np.arange(60)[None, :] - np.arange(60)[:, None])
-  fwd(rng, 1, 4, 2, 60, 60, 32, keep=keep, score=score, causal=True, window=(25, None), softcap=8.0,
+  fwd(rng, 1, 2, 1, 60, 60, 32, keep=keep, score=score, causal=True, window=(25, None), softcap=8.0,
       score_mod=lambda s, b, h, q_idx, kv_idx, d: s - 0.01 * (kv_idx - q_idx).cast(dtypes.float).maximum((q_idx - kv_idx).cast(dtypes.float)),
       mask_mod=lambda b, h, q_idx, kv_idx, d: d[b, q_idx].eq(d[b, kv_idx]), mod_args=(Tensor(doc, device="PYTHON"),))
 
 def test_window_visits_tiles_in_proportion_to_n(emu, monkeypatch):
-  """a causal window of one tile visits O(N) tiles, full causal O(N²): the emulator's tensor-core calls, counted"""
+  """a causal window of one tile visits O(N) tiles, full causal O(N²): the emulator's tensor-core calls, counted. With 32-row
+  blocks over 32-key tiles, N=64 and 128: the window visits 1 + 2·(n-1) tiles of n row blocks (3, 7), causal n(n+1)/2 (3, 10)"""
   import tinygrad.runtime.ops_python as emulator
   calls = []
   real = emulator.generic_wmma_helper
@@ -105,8 +106,9 @@ def test_window_visits_tiles_in_proportion_to_n(emu, monkeypatch):
     calls.clear()
     flash_attention(q, q, q, causal=True, window=window, config=CFG).realize()
     return len(calls)
-  w1, w2, c1, c2 = mmas(128, (31, None)), mmas(256, (31, None)), mmas(128, None), mmas(256, None)
-  assert w2 <= 2.2 * w1 and c2 >= 3.4 * c1, (w1, w2, c1, c2)
+  w1, w2, c1, c2 = mmas(64, (31, None)), mmas(128, (31, None)), mmas(64, None), mmas(128, None)
+  per = c1 // 3
+  assert per > 0 and (w1, w2, c1, c2) == (3 * per, 7 * per, 3 * per, 10 * per), (w1, w2, c1, c2)
 
 # *** gradients ***
 
@@ -130,7 +132,7 @@ def bwd(rng, B, H, Hkv, Nq, Nk, D, dtype=dtypes.half, keep=None, score=None, dsc
       assert np.linalg.norm(g - want) / np.linalg.norm(want) <= GTOL[dtype]["rel"], f"{name} rel err (seed {seed})"
     assert np.abs(g - want).max() <= GTOL[dtype]["abs"], f"{name} max abs err {np.abs(g - want).max():.2e} (seed {seed})"
 
-@pytest.mark.parametrize("causal,window,Nq,Nk", [(True, (20, None), 70, 90), (False, (5, 7), 70, 90), (False, (0, 0), 50, 40),
+@pytest.mark.parametrize("causal,window,Nq,Nk", [(True, (20, None), 70, 90), slow(False, (5, 7), 70, 90), (False, (0, 0), 50, 40),
                                                  slow(True, (40, 10), 64, 64)], ids=["causal-left20", "both-5-7", "empty-rows", "causal-both"])
 def test_window_gradients(emu, rng, causal, window, Nq, Nk):
   """dK/dV walk the queries that see their keys (the window mirrored), dQ the keys; rows that keep nothing get zero gradients"""
@@ -145,10 +147,10 @@ def test_softcap_gradients_on_large_scores(emu, rng):
 def test_score_and_mask_mod_gradients(emu, rng):
   """ALiBi from per-head slopes and a document mask, GQA (dK/dV sum over the group), bf16"""
   r, _ = rng
-  slopes = np.array([0.5, 0.25, 0.125, 0.0625], dtype=np.float32)
+  slopes = np.array([0.5, 0.25], dtype=np.float32)
   doc = np.sort(r.integers(0, 3, (1, 48))).astype(np.int32)
   i, j = np.arange(48)[:, None], np.arange(48)[None, :]
-  bwd(rng, 1, 4, 2, 48, 48, 32, dtype=dtypes.bfloat16, keep=doc[:, None, :, None] == doc[:, None, None, :],
+  bwd(rng, 1, 2, 1, 48, 48, 32, dtype=dtypes.bfloat16, keep=doc[:, None, :, None] == doc[:, None, None, :],
       score=lambda s: s + slopes[None, :, None, None] * (j - i), dscore=lambda s: np.ones_like(s), causal=True,
       score_mod=lambda s, b, h, q_idx, kv_idx, sl, d: s + sl[h] * (kv_idx - q_idx).cast(dtypes.float),
       mask_mod=lambda b, h, q_idx, kv_idx, sl, d: d[b, q_idx].eq(d[b, kv_idx]),
@@ -163,8 +165,8 @@ def test_block_map_lists_the_tiles(emu, rng, keys):
   from fa_uop.blockmap import block_map
   from fa_uop.mods import Mods
   r, seed = rng
-  B, H, Nq, Nk, TR, TC = 2, 2, 70, 90, 32, 16
-  doc = np.sort(r.integers(0, 3, (B, 96))).astype(np.int32)
+  B, H, Nq, Nk, TR, TC = 2, 2, 40, 50, 16, 16
+  doc = np.sort(r.integers(0, 3, (B, 64))).astype(np.int32)
   mods = Mods(causal=True, mask_mod=lambda b, h, q_idx, kv_idx, d: d[b, q_idx].eq(d[b, kv_idx]) | (h > 0) & (kv_idx < 8), n_args=1)
   counts, idx = [x.numpy() for x in block_map(mods, (Tensor(doc, device="PYTHON"),), "PYTHON", B, H, Nq, Nk, TR, TC, keys=keys)]
   kept = lambda b, h, i, j: j <= i and (doc[b, i] == doc[b, j] or (h > 0 and j < 8))
@@ -184,12 +186,12 @@ def test_block_map_lists_the_tiles(emu, rng, keys):
         assert list(idx[b, h, rb, :len(part) + len(full)]) == part + full, (b, h, rb, st, seed)
 
 def test_document_mask_visits_only_its_documents(emu, monkeypatch):
-  """causal attention over 4 equal documents visits about a quarter of the tiles full causal does (the tensor-core calls)"""
+  """causal attention over 4 documents of one tile each visits the 4 diagonal tiles of the 10 full causal does (tensor-core calls)"""
   import tinygrad.runtime.ops_python as emulator
   calls = []
   real = emulator.generic_wmma_helper
   monkeypatch.setattr(emulator, "generic_wmma_helper", lambda *a, **kw: calls.append(1) or real(*a, **kw))
-  N = 256
+  N = 128
   q = Tensor.randn(1, 1, N, 16, device="PYTHON").cast(dtypes.half).contiguous().realize()
   doc = Tensor((np.arange(N) // (N // 4))[None].astype(np.int32), device="PYTHON")
   def mmas(**kw):
@@ -197,4 +199,4 @@ def test_document_mask_visits_only_its_documents(emu, monkeypatch):
     flash_attention(q, q, q, causal=True, config=CFG, **kw).realize()
     return len(calls)
   full, docs = mmas(), mmas(mask_mod=lambda b, h, q_idx, kv_idx, d: d[b, q_idx].eq(d[b, kv_idx]), mod_args=(doc,))
-  assert docs * 3 <= full, (docs, full)
+  assert docs * 10 == full * 4, (docs, full)
