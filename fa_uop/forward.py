@@ -18,11 +18,12 @@ LOG2E, LN2 = math.log2(math.e), math.log(2)
 
 def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp], UOp], nq:UOp|int, tile_rows:Callable[[UOp], Callable[[UOp], UOp]],
            run:int|None, nk:UOp|int, plan:TilePlan, scale:float, keep:Callable[[UOp, UOp], UOp],
-           score:Callable[[UOp, UOp, UOp], UOp]|None=None) -> tuple[UOp, UOp, UOp]:
+           score:Callable[..., UOp]|None=None) -> tuple[UOp, UOp, UOp]:
   """FlashAttention-2's loop for one block: its BLOCK_M query rows (row r at q_rows(r) of q, the first nq of them real) against
   the KV tiles of the plan, in its order (a stage of masked tiles, then one of unmasked ones). tile_rows(n0) gives where row r of
   the tile from key n0 lives in k and v, the keys stored densely in runs of `run` (None: all); nk keys are real. The scores
-  are scaled by scale; score(x, row, key), where given, modifies a scaled score x of a block row and a key (natural log domain);
+  are scaled by scale; score(x, row, key, interior), where given, modifies a scaled score x of a block row and a key (natural
+  log domain; interior: an unmasked tile, whose keys the plan guarantees real);
   in a masked tile a block row sees a key where keep(row, key). Returns the output accumulator, row max (log2 domain) and the
   full row sums."""
   target = blk.target
@@ -69,7 +70,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     mi, ni, e = blk.range(WM // M), blk.range(BN // N), blk.range(target.c.nelems)
     r, col = tile_coords(blk, mi, ni, e)
     # softmax in base 2: exp(x) = exp2(x·log2 e), with the modification (if any) on the natural-log score
-    val = s[mi, ni, e] * (scale * LOG2E) if score is None else score(s[mi, ni, e] * scale, blk.warp * WM + r, n0 + col) * LOG2E
+    val = s[mi, ni, e] * (scale * LOG2E) if score is None else score(s[mi, ni, e] * scale, blk.warp * WM + r, n0 + col, not masked) * LOG2E
     if masked:  # only the tiles a mask's edge crosses pay for it
       ok = keep(blk.warp * WM + r, n0 + col)
       val = (ok if real is None else ok & real).where(val, -math.inf)

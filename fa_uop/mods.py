@@ -48,10 +48,11 @@ class Mods:
     p = tile_plan(first, last, n, T, self.left, self.right) if keys else tile_plan(first, last, n, T, self.right, self.left, tail_masked=False)
     return p if self.mask_mod is None else TilePlan(p.total, 0, p.tile, p.total)
 
-  def score_fn(self, b:UOp, h:UOp, pos:Callable[[UOp], UOp], args:tuple[UOp, ...], lim:tuple) -> Callable[[UOp, UOp, UOp], UOp]|None:
-    """attend's score hook for a block: (scaled score, block row, key) -> modified score, the row at position pos(row); None if the
-    scores are not modified"""
-    return (lambda x, row, key: self.score(x, b, h, pos(row), key, args, lim)) if self.scores_changed else None
+  def score_fn(self, b:UOp, h:UOp, pos:Callable[[UOp], UOp], args:tuple[UOp, ...], lim:tuple) -> Callable[..., UOp]|None:
+    """attend's score hook for a block: (scaled score, block row, key, interior) -> modified score, the row at position pos(row);
+    interior: an unmasked tile of keys, all real, whose index needs no clamp. None if the scores are not modified"""
+    return (lambda x, row, key, interior=False: self.score(x, b, h, pos(row), key, args, (*lim[:2], None) if interior else lim)) \
+      if self.scores_changed else None
 
   def score(self, x:UOp, b:UOp, h:UOp, qi:UOp, kj:UOp, args:tuple[UOp, ...], lim:tuple) -> UOp:
     """the modified score of a scaled score x (natural-log domain, float32) of query qi and key kj; see user_idx for lim"""
@@ -75,10 +76,11 @@ class Mods:
 
 def user_idx(b:UOp, h:UOp, qi:UOp, kj:UOp, lim:tuple) -> tuple[UOp, UOp, UOp, UOp]:
   """the indices a user's mod sees, int32, with the head, query and key clamped to [0, lim]: a tile also holds rows past the
-  queries and keys past the keys (masked, their results discarded), and a mod may index its buffers with any of them"""
+  queries and keys past the keys (masked, their results discarded), and a mod may index its buffers with any of them. A key
+  limit of None: the keys are known real (an interior tile), and the clamp, an op per element, is left out"""
   h_max, q_max, k_max = lim
   return b.cast(dtypes.int32), h.minimum(h_max).cast(dtypes.int32), qi.maximum(0).minimum(q_max).cast(dtypes.int32), \
-    kj.maximum(0).minimum(k_max).cast(dtypes.int32)
+    (kj if k_max is None else kj.maximum(0).minimum(k_max)).cast(dtypes.int32)
 
 def _tanh(z:UOp) -> UOp:
   """tanh without overflow (and a gradient without inf·0): from e = exp(-2|z|) in (0, 1]"""
