@@ -1,6 +1,7 @@
 import importlib.util, os
-import numpy as np
+import numpy as np, pytest
 from tinygrad import Context
+from conftest import slow
 
 def load_example():
   spec = importlib.util.spec_from_file_location("generate", os.path.join(os.path.dirname(__file__), "..", "examples", "generate.py"))
@@ -8,6 +9,8 @@ def load_example():
   spec.loader.exec_module(mod)
   return mod
 
+# the example on sm_80 by default (its kernels run on gfx1100 in every other test); on both with FA_UOP_SLOW=1, for CI's time
+@pytest.mark.parametrize("emu", ["sm_80", slow("gfx1100")], indirect=True)
 def test_generate_matches_sdpa(emu, rng, monkeypatch):
   """examples/generate.py at its tiny size: prefill with flash_attention, decode under TinyJit with flash_attention_with_kvcache,
   against the same model on tinygrad's SDPA with explicit masks: the same greedy tokens, and close logits at every step"""
