@@ -8,7 +8,7 @@ from fa_uop.backward import flash_bwd_dkdv, flash_bwd_dq
 from fa_uop.config import BwdConfig, FwdConfig, default_bwd_configs, default_decode_config, decode_splits
 from fa_uop.decode import flash_decode, flash_combine, flash_kv_write
 from fa_uop.forward import flash_fwd
-from fa_uop.mods import Mods
+from fa_uop.mods import Mods, stand_ins
 from fa_uop.blockmap import block_map
 from fa_uop.target import Target, target_for, multiprocessors
 
@@ -52,8 +52,7 @@ def _mods(q:Tensor, causal:bool, window, softcap, score_mod, mask_mod, mod_args)
     if getattr(t, "requires_grad", False): raise ValueError(f"mod_args[{i}] requires grad: the mods' buffers receive no gradient")
   B, H, Nq, _ = q.shape
   # the mods are called once here on stand-ins of the kernel's UOps, to check what they return
-  idx = [UOp.variable(n, 0, m - 1).cast(dtypes.int32) for n, m in (("b", B), ("h", H), ("q_idx", 1 << 30), ("kv_idx", 1 << 30))]
-  args = [UOp.placeholder(t.shape, t.dtype, i + 16) for i, t in enumerate(mod_args)]
+  idx, args = stand_ins(B, H, [(t.shape, t.dtype) for t in mod_args])
   for name, fn, want, call in (("score_mod", score_mod, "float", lambda: score_mod(UOp.placeholder((1,), dtypes.float, 15)[0], *idx, *args)),
                                ("mask_mod", mask_mod, "bool", lambda: mask_mod(*idx, *args))):
     if fn is None: continue
@@ -105,7 +104,6 @@ def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, 
   f_dkdv, f_dq = _bwd_builders(target, cfg_dkdv, cfg_dq, mods, scale)
   ins = (q.contiguous(), k.contiguous(), v.contiguous(), do.cast(q.dtype).contiguous(), lse.float().contiguous(), delta.contiguous())
   args = tuple(t.contiguous() for t in mod_args)
-  B, H, Nq, D = q.shape
   maps = ((), ()) if mods.mask_mod is None else \
     (block_map(mods, mod_args, q.device, B, H, Nq, k.shape[2], cfg_dkdv.block_m, cfg_dkdv.block_n, keys=False),
      block_map(mods, mod_args, q.device, B, H, Nq, k.shape[2], cfg_dq.block_m, cfg_dq.block_n))

@@ -10,7 +10,7 @@ from tinygrad.uop.ops import AxisType, KernelInfo
 from fa_uop.config import BwdConfig
 from fa_uop.forward import LOG2E
 from fa_uop.mods import Mods
-from fa_uop.blockmap import map_plan
+from fa_uop.blockmap import kernel_plan
 from fa_uop.target import Target
 from fa_uop.tiles import (Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, col_coords,
                           lane_rows, lane_cols, load_vec, mma, a_operand, rows_at)
@@ -81,11 +81,10 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   n_qt = math.ceil(Nq / BQ)
   # a window or a mask_mod: the tiles tile_plan gives (mirrored: the queries that see the block's keys), a phantom masked trip
   # where a block has none, as attend does
-  args, bmap = (args[:-2], args[-2:]) if mods.mask_mod is not None else (args, None)   # a mask_mod's block map (keys x queries)
   if (general:=mods.masks_more):
-    # the map's plan depends on the head where the mask reads it; the head loop runs around the stages
+    # a block map's plan depends on the head where the mask reads it; the head loop runs around the stages
     g = blk.range(G, AxisType.REDUCE)
-    plan = mods.plan(n0, n0 + BK - 1, Nq, BQ, keys=False) if bmap is None else map_plan(*bmap, b, hk * G + g, nb)
+    args, plan = kernel_plan(mods, args, b, hk * G + g, nb, n0, n0 + BK - 1, Nq, BQ, keys=False)   # the map: keys x queries
     phantom = (plan.total if isinstance(plan.total, int) else plan.total.vmin) < 1
     n_masked = (1 if isinstance(plan.n_masked, int) else plan.n_masked.maximum(1)) if phantom else plan.n_masked
     n_free = plan.n_free
@@ -194,8 +193,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
   kg, vg = flat(k), flat(v)
   rows0 = blk.warp * WM
-  args, bmap = (args[:-2], args[-2:]) if mods.mask_mod is not None else (args, None)   # a mask_mod's block map
-  plan = mods.plan(m0, m0 + BM - 1, Nk, BN) if bmap is None else map_plan(*bmap, b, h, mb)
+  args, plan = kernel_plan(mods, args, b, h, mb, m0, m0 + BM - 1, Nk, BN)
   tile_base = lambda p: kv_base + plan.tile(p) * BN * D
   tile_rows = lambda p: Nk - plan.tile(p) * BN
   lim = (H - 1, Nq - 1, Nk - 1)

@@ -10,7 +10,7 @@ from tinygrad import Tensor, UOp, dtypes
 from tinygrad.dtype import AddrSpace
 from tinygrad.renderer import Estimates
 from tinygrad.uop.ops import AxisType, KernelInfo
-from fa_uop.mods import Mods, TilePlan
+from fa_uop.mods import Mods, TilePlan, stand_ins
 from fa_uop.tiles import flat
 
 COLS_PER_BLOCK = 64   # column tiles classified by one block, a thread each
@@ -68,12 +68,10 @@ def compact(counts:UOp, idx:UOp, status:UOp) -> UOp:
   info = KernelInfo(name="fa_blockmap_compact", opts_to_apply=(), estimates=Estimates(ops=rows * nC, mem=rows * nC * 8))
   return stores.end(rb).sink(arg=info).rtag(1)
 
-def reads(mods:Mods, mod_args:tuple[Tensor, ...]) -> tuple[bool, bool]:
+def reads(mods:Mods, mod_args:tuple[Tensor, ...], B:int, H:int) -> tuple[bool, bool]:
   """whether the masks read the batch index and the head index (else their map is the same for every batch entry or head)"""
-  b, h = UOp.variable("b", 0, 1 << 20).cast(dtypes.int32), UOp.variable("h", 0, 1 << 20).cast(dtypes.int32)
-  qi, kj = UOp.variable("q", 0, 1 << 30).cast(dtypes.int32), UOp.variable("kv", 0, 1 << 30).cast(dtypes.int32)
-  args = [UOp.placeholder(t.shape, t.dtype, i + 16) for i, t in enumerate(mod_args)]
-  out = mods.mask_mod(b, h, qi, kj, *args) if mods.mask_mod is not None else UOp.const(dtypes.bool, True)
+  idx, args = stand_ins(B, H, [(t.shape, t.dtype) for t in mod_args])
+  out = mods.mask_mod(*idx, *args) if mods.mask_mod is not None else UOp.const(dtypes.bool, True)
   names = {getattr(u.arg, "name", None) for u in out.toposort()}   # a variable is a named ALU buffer
   return "b" in names, "h" in names
 
@@ -87,14 +85,13 @@ def block_map(mods:Mods, mod_args:tuple[Tensor, ...], device:str, B:int, H:int, 
   if key in _CACHE:
     _CACHE.move_to_end(key)
     return _CACHE[key]
-  rb, rh = reads(mods, mod_args)
+  rb, rh = reads(mods, mod_args, B, H)
   nR, nC = math.ceil((nq if keys else nk) / TR), math.ceil((nk if keys else nq) / TC)
-  dev = device
   shape = (B if rb else 1, H if rh else 1, nR, nC)
-  status = Tensor.empty(*shape, dtype=dtypes.int32, device=dev)
+  status = Tensor.empty(*shape, dtype=dtypes.int32, device=device)
   status = Tensor.custom_kernel(status, *[t.contiguous() for t in mod_args], fxn=lambda st, *a: classify(st, *a, mods=mods, nq=nq, nk=nk, TR=TR,
                                                                                                             TC=TC, keys=keys))[0]
-  counts, idx = Tensor.empty(*shape[:3], 2, dtype=dtypes.int32, device=dev), Tensor.empty(*shape, dtype=dtypes.int32, device=dev)
+  counts, idx = Tensor.empty(*shape[:3], 2, dtype=dtypes.int32, device=device), Tensor.empty(*shape, dtype=dtypes.int32, device=device)
   counts, idx = Tensor.custom_kernel(counts, idx, status, fxn=compact)[:2]
   _CACHE[key] = (counts, idx)
   if len(_CACHE) > CACHE_SIZE: _CACHE.popitem(last=False)
@@ -112,6 +109,12 @@ def map_plan(counts:UOp, idx:UOp, b:UOp, h:UOp, rb:UOp) -> TilePlan:
   # p is clamped too: the kernels also ask for the tile after their last (the next copy, issued before the test that stops it)
   clamp = lambda x: min(max(x, 0), nC - 1) if isinstance(x, int) else x.maximum(0).minimum(nC - 1)
   return TilePlan(part + borrow, full - borrow, lambda p: clamp(flat(idx)[row * nC + clamp(p)]), part + full)
+
+def kernel_plan(mods:Mods, args:tuple[UOp, ...], b:UOp, h:UOp, rb:UOp, first:UOp, last:UOp, n:int, T:int, keys:bool=True) -> tuple[tuple[UOp, ...], TilePlan]:
+  """a kernel's mod buffers and the tiles of its row block rb (rows at positions first..last over n columns in tiles of T):
+  with a mask_mod its block map, passed as the last two args, gives them; else mods.plan from the window and causal"""
+  if mods.mask_mod is None: return args, mods.plan(first, last, n, T, keys)
+  return args[:-2], map_plan(*args[-2:], b, h, rb)
 
 def clear_cache() -> None:
   """forget every cached block map (the next call builds its map again: bench.py times that)"""

@@ -9,7 +9,7 @@ from tinygrad.renderer import Estimates
 from tinygrad.uop.ops import AxisType, KernelInfo, Ops
 from fa_uop.config import FwdConfig
 from fa_uop.mods import Mods, TilePlan
-from fa_uop.blockmap import map_plan
+from fa_uop.blockmap import kernel_plan
 from fa_uop.target import Target
 from fa_uop.tiles import (Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords,
                           mma, a_operand, lane_reduce, rows_at)
@@ -152,8 +152,7 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   m0 = mb * BM
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
   lim = (H - 1, Nq - 1, Nk - 1)
-  args, bmap = (args[:-2], args[-2:]) if mods.mask_mod is not None else (args, None)   # a mask_mod's tiles come from its block map
-  plan = mods.plan(m0, m0 + BM - 1, Nk, BN) if bmap is None else map_plan(*bmap, b, h, mb)
+  args, plan = kernel_plan(mods, args, b, h, mb, m0, m0 + BM - 1, Nk, BN)
   acc, row_max, row_sum = attend(blk, cfg, q, k, v, rows_at(q_base, D), Nq - m0, lambda n0: rows_at(kv_base + n0 * D, D), None, Nk,
                                  plan, 1 / math.sqrt(D) if scale is None else scale,
                                  lambda row, key: mods.keep(b, h, m0 + row, key, Nk, args, lim), mods.score_fn(b, h, lambda row: m0 + row, args, lim))

@@ -74,6 +74,12 @@ class Mods:
     if self.mask_mod is not None: conds.append(self.mask_mod(*user_idx(b, h, qi, kj, lim), *args))
     return functools.reduce(lambda a, c: a & c, conds) if conds else UOp.const(dtypes.bool, True)
 
+def stand_ins(B:int, H:int, arg_specs) -> tuple[list[UOp], list[UOp]]:
+  """UOps standing in for a kernel's (b, h, q_idx, kv_idx) and mod_args buffers ((shape, dtype) each), to call the mods on
+  outside a kernel: to check what they return, or which indices they read (the indices are variables named b, h, q_idx, kv_idx)"""
+  idx = [UOp.variable(n, 0, m - 1).cast(dtypes.int32) for n, m in (("b", B), ("h", H), ("q_idx", 1 << 30), ("kv_idx", 1 << 30))]
+  return idx, [UOp.placeholder(s, dt, i + 16) for i, (s, dt) in enumerate(arg_specs)]
+
 def user_idx(b:UOp, h:UOp, qi:UOp, kj:UOp, lim:tuple) -> tuple[UOp, UOp, UOp, UOp]:
   """the indices a user's mod sees, int32, with the head, query and key clamped to [0, lim]: a tile also holds rows past the
   queries and keys past the keys (masked, their results discarded), and a mod may index its buffers with any of them. A key
