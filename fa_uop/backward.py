@@ -12,7 +12,7 @@ from fa_uop.forward import LOG2E
 from fa_uop.mods import Mods
 from fa_uop.blockmap import kernel_plan
 from fa_uop.target import Target
-from fa_uop.tiles import (Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, col_coords,
+from fa_uop.tiles import (last_first, Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, col_coords,
                           lane_rows, lane_cols, load_vec, mma, a_operand, rows_at)
 
 def _info(name:str, flops:int, nbytes:int) -> KernelInfo:
@@ -187,7 +187,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   c = sc * LOG2E
 
   b, h = UOp.range(B, 0, AxisType.GLOBAL), UOp.range(H, 1, AxisType.GLOBAL)
-  mb = UOp.range(math.ceil(Nq / BM), 2, AxisType.GLOBAL)
+  grid_mb, mb = last_first(math.ceil(Nq / BM), 2)
   blk = Block(target, W)
   m0 = mb * BM
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
@@ -256,4 +256,4 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   store = flat(dq).index((q_base + (rows0 + r) * D + col).valid(m0 + rows0 + r < Nq)).store((dq_acc[mi, di, e] * sc).cast(dq.dtype))
   flops = 3 * 2 * B * H * Nq * Nk * D // (2 if causal else 1)
   info = _info(mods.name("fa_bwd_dq", D), flops, (3 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize)
-  return store.end(mi, di, e).end(blk.warp, blk.lane).end(mb, h, b).sink(arg=info).rtag(1)
+  return store.end(mi, di, e).end(blk.warp, blk.lane).end(grid_mb, h, b).sink(arg=info).rtag(1)

@@ -11,7 +11,7 @@ from fa_uop.config import FwdConfig
 from fa_uop.mods import Mods, TilePlan
 from fa_uop.blockmap import kernel_plan
 from fa_uop.target import Target
-from fa_uop.tiles import (Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords,
+from fa_uop.tiles import (last_first, Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords,
                           mma, a_operand, lane_reduce, rows_at)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
@@ -147,7 +147,7 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   BM, BN = cfg.block_m, cfg.block_n
 
   b, h = UOp.range(B, 0, AxisType.GLOBAL), UOp.range(H, 1, AxisType.GLOBAL)
-  mb = UOp.range(math.ceil(Nq / BM), 2, AxisType.GLOBAL)
+  grid_mb, mb = last_first(math.ceil(Nq / BM), 2)
   blk = Block(target, cfg.warps)
   m0 = mb * BM
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
@@ -161,4 +161,4 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   # data-dependent loop bounds it is a graph deep enough to overflow Python's recursion when printed into the program's key.
   cost = Estimates(ops=4 * B * H * Nq * Nk * D // (2 if mods.causal else 1), mem=(2 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize)
   info = KernelInfo(name=mods.name("fa_fwd", D), opts_to_apply=(), estimates=cost)
-  return UOp.group(*stores).end(blk.warp, blk.lane).end(mb, h, b).sink(arg=info).rtag(1)
+  return UOp.group(*stores).end(blk.warp, blk.lane).end(grid_mb, h, b).sink(arg=info).rtag(1)
