@@ -3,7 +3,7 @@ from __future__ import annotations
 import functools, math
 from typing import Callable
 from tinygrad import Tensor, UOp, dtypes
-from fa_uop import tune
+from fa_uop import tune, shard
 from fa_uop.backward import flash_bwd_dkdv, flash_bwd_dq
 from fa_uop.config import BwdConfig, FwdConfig, default_bwd_configs, default_decode_config, decode_splits
 from fa_uop.decode import flash_decode, flash_combine, flash_kv_write
@@ -15,7 +15,8 @@ from fa_uop.target import Target, target_for, multiprocessors
 HEAD_DIMS = (16, 32, 48, 64, 80, 96, 112, 128)
 
 def _check(q, k, v, causal, scale, kn:str="k", vn:str="v", batch:bool=True) -> Target:
-  """the checks every entry point shares, k and v named kn and vn in the messages; batch: k's batch must be q's"""
+  """the checks every entry point shares, k and v named kn and vn in the messages; batch: k's batch must be q's (else k is a
+  paged pool, which can be sharded over heads only)"""
   for name, t in (("q", q), (kn, k), (vn, v)):
     if not isinstance(t, Tensor): raise TypeError(f"{name} must be a tinygrad Tensor, got {type(t).__name__}")
     if t.ndim != 4: raise ValueError(f"{name} must have rank 4, (B, H, N, D) for q and (B, Hkv, N, D) for {kn} and {vn}; got shape {t.shape}")
@@ -32,7 +33,10 @@ def _check(q, k, v, causal, scale, kn:str="k", vn:str="v", batch:bool=True) -> T
   if Hkv < 1 or H % Hkv: raise ValueError(f"q's heads H={H} must be a multiple of {kn}'s and {vn}'s heads Hkv={Hkv}")
   if min(B, H, Nq, Nk, Bk) < 1: raise ValueError(f"empty attention: q {q.shape}, {kn} {k.shape}")
   if D not in HEAD_DIMS: raise ValueError(f"head dim D={D} is not supported; supported: {HEAD_DIMS}")
-  return target_for(q.device if isinstance(q.device, str) else q.device[0])
+  shard.check(("q", kn, vn), (q, k, v), (0, 1) if batch else (1,))
+  targets = {target_for(d) for d in ((q.device,) if isinstance(q.device, str) else q.device)}
+  if len(targets) > 1: raise ValueError(f"q's devices {q.device} are of different kinds: {sorted(t.arch for t in targets)}")
+  return targets.pop()
 
 def _mods(q:Tensor, causal:bool, window, softcap, score_mod, mask_mod, mod_args) -> Mods:
   """the modifications of one call, checked before any kernel is built"""
@@ -50,9 +54,11 @@ def _mods(q:Tensor, causal:bool, window, softcap, score_mod, mask_mod, mod_args)
     if not isinstance(t, Tensor): raise TypeError(f"mod_args[{i}] must be a tinygrad Tensor, got {type(t).__name__}")
     if t.device != q.device: raise ValueError(f"mod_args[{i}] must be on q's device {q.device}, got {t.device}")
     if getattr(t, "requires_grad", False): raise ValueError(f"mod_args[{i}] requires grad: the mods' buffers receive no gradient")
+    if shard.axis(t) is not None: raise ValueError(f"mod_args[{i}] is sharded over axis {shard.axis(t)}: the mods index it whole, replicate it")
   B, H, Nq, _ = q.shape
   # the mods are called once here on stand-ins of the kernel's UOps, to check what they return
   idx, args = stand_ins(B, H, [(t.shape, t.dtype) for t in mod_args])
+  read: set = set()
   for name, fn, want, call in (("score_mod", score_mod, "float", lambda: score_mod(UOp.placeholder((1,), dtypes.float, 15)[0], *idx, *args)),
                                ("mask_mod", mask_mod, "bool", lambda: mask_mod(*idx, *args))):
     if fn is None: continue
@@ -61,6 +67,11 @@ def _mods(q:Tensor, causal:bool, window, softcap, score_mod, mask_mod, mod_args)
     if not (isinstance(out, UOp) and (dtypes.is_float(out.dtype) if want == "float" else out.dtype == dtypes.bool)):
       hint = " (UOps compare with .eq() and .ne(): == and != compare the objects)" if isinstance(out, bool) else ""
       raise TypeError(f"{name} must return a {want} UOp, got {getattr(out, 'dtype', type(out).__name__)}{hint}")
+    read |= {getattr(u.arg, "name", None) for u in out.toposort()}
+  # a kernel sees its shard's batch entries and heads from 0: a mod reading the index of the sharded axis would read others' data
+  if (ax:=shard.axis(q)) is not None and (n:="bh"[ax]) in read:
+    raise ValueError(f"a mod reads {n}, the index of the axis q is sharded over ({shard.AXES[ax]}): each device would see its shard's "
+                     f"{shard.AXES[ax]} from 0; shard over the other axis, or not at all")
   return Mods(causal, tuple(window) if window is not None else (None, None), None if softcap is None else float(softcap), score_mod, mask_mod,
               len(mod_args))
 
@@ -95,6 +106,7 @@ def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, 
     if x.shape != shape: raise ValueError(f"{name} must have shape {shape}, got {x.shape}")
     if x.device != q.device: raise ValueError(f"{name} must be on q's device {q.device}, got {x.device}")
     if not dtypes.is_float(x.dtype): raise TypeError(f"{name} must be a float tensor, got {x.dtype}")
+  shard.check(("q", "o", "lse", "do"), (q, o, lse, do))
   if configs is not None and (len(configs) != 2 or not all(isinstance(c, BwdConfig) for c in configs)):
     raise TypeError(f"configs must be a pair of BwdConfig (dK/dV, dQ), got {configs!r}")
   cfg_dkdv, cfg_dq = configs or default_bwd_configs(target, D)
@@ -107,9 +119,9 @@ def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, 
   maps = ((), ()) if mods.mask_mod is None else \
     (block_map(mods, mod_args, q.device, B, H, Nq, k.shape[2], cfg_dkdv.block_m, cfg_dkdv.block_n, keys=False),
      block_map(mods, mod_args, q.device, B, H, Nq, k.shape[2], cfg_dq.block_m, cfg_dq.block_n))
-  dk, dv = (Tensor.empty(*k.shape, dtype=k.dtype, device=k.device) for _ in range(2))
+  dk, dv = (shard.empty(k, k.shape, k.dtype) for _ in range(2))
   dk, dv = Tensor.custom_kernel(*ins, dk, dv, *args, *maps[0], fxn=f_dkdv)[6:8]
-  dq = Tensor.custom_kernel(*ins, Tensor.empty(*q.shape, dtype=q.dtype, device=q.device), *args, *maps[1], fxn=f_dq)[6]
+  dq = Tensor.custom_kernel(*ins, shard.empty(q, q.shape, q.dtype), *args, *maps[1], fxn=f_dq)[6]
   return dq, dk, dv
 
 def _fwd_grad(target:Target, mods:Mods, scale:float|None):
@@ -119,16 +131,16 @@ def _fwd_grad(target:Target, mods:Mods, scale:float|None):
     q, k, v, o, lse, *args = call.src[1:]
     by_rank = {len(g.shape): Tensor(g) for g in grads}  # o's gradient is (B, H, Nq, D), lse's (B, H, Nq)
     o_val, lse_val = Tensor(o.after(call)), Tensor(lse.after(call))
-    do = by_rank.get(4, o_val.zeros_like())
-    dq, dk, dv = _backward(target, mods, Tensor(q), Tensor(k), Tensor(v), o_val, lse_val, do, by_rank.get(3), scale, None,
+    do, dlse = shard.like(o_val, by_rank.get(4, o_val.zeros_like())), by_rank.get(3)
+    if dlse is not None: dlse = shard.like(lse_val, dlse)
+    dq, dk, dv = _backward(target, mods, Tensor(q), Tensor(k), Tensor(v), o_val, lse_val, do, dlse, scale, None,
                            tuple(Tensor(a) for a in args[:mods.n_args]))   # the block map, if any, is the forward's: not passed on
     return (dq.uop, dk.uop, dv.uop, None, None, *[None] * len(args))
   return grad_fxn
 
 def _run_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, mods:Mods, scale:float|None, mod_args:tuple[Tensor, ...]=()) -> tuple[Tensor, Tensor]:
   B, H, Nq, D = q.shape
-  o = Tensor.empty(B, H, Nq, D, dtype=q.dtype, device=q.device)
-  lse = Tensor.empty(B, H, Nq, dtype=dtypes.float32, device=q.device)
+  o, lse = shard.empty(q, (B, H, Nq, D), q.dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
   bmap = () if mods.mask_mod is None else block_map(mods, mod_args, q.device, B, H, Nq, k.shape[2], cfg.block_m, cfg.block_n)
   outs = Tensor.custom_kernel(q.contiguous(), k.contiguous(), v.contiguous(), o, lse, *[t.contiguous() for t in mod_args], *bmap,
                               fxn=_fwd_builder(target, cfg, mods, scale), grad_fxn=_fwd_grad(target, mods, scale))
@@ -167,7 +179,7 @@ def _fwd_plan(q, k, v, causal, scale, config, window, softcap, score_mod, mask_m
   if config is not None: config.check(target, q.shape[3])
   else:
     run = functools.partial(lambda cfg, q_, k_, v_: _run_fwd(cfg, q_, k_, v_, target, mods, scale, mod_args)[0].realize())
-    config = tune.fwd_config(target, q.device, q.shape, k.shape[2], k.shape[1], q.dtype, causal, scale, run, mods.tag)
+    config = tune.fwd_config(target, shard.device(q), shard.local_shape(q), k.shape[2], shard.local_shape(k)[1], q.dtype, causal, scale, run, mods.tag)
   return target, mods, mod_args, config
 
 def fwd_config_for(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float|None=None, window=None, softcap=None, score_mod=None,
@@ -176,20 +188,25 @@ def fwd_config_for(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float|
   modifications (timed now if there is none yet), or the default where tuning is off"""
   return _fwd_plan(q, k, v, causal, scale, None, window, softcap, score_mod, mask_mod, mod_args)[3]
 
-def _int_tensor(name:str, x, shape:tuple[int, ...], device) -> Tensor:
+def _int_tensor(name:str, x, shape:tuple[int, ...], ref:Tensor) -> Tensor:
+  """a per-sequence integer tensor of shape (B, ...) for ref's batch: on its devices, sharded over batch where ref is, else whole"""
+  device = ref.device
   if not isinstance(x, Tensor): raise TypeError(f"{name} must be a tinygrad Tensor of integers, got {type(x).__name__}")
   if not dtypes.is_int(x.dtype): raise TypeError(f"{name} must be an integer Tensor, got {x.dtype}")
   if x.shape != shape: raise ValueError(f"{name} must have shape {shape}, got {x.shape}")
   if x.device != device: raise ValueError(f"{name} must be on q's device {device}, got {x.device}")
+  if shard.axis(x) != (want:=0 if shard.axis(ref) == 0 else None):
+    raise ValueError(f"{name} must be {'sharded over batch (axis 0) as q is' if want == 0 else 'whole on each device (replicated)'}, "
+                     f"got axis {shard.axis(x)}")
   return (x if x.dtype == dtypes.int32 else x.cast(dtypes.int32)).contiguous()
 
-def _page_table(block_table, B:int, page:int, device) -> Tensor|None:
+def _page_table(block_table, B:int, page:int, ref:Tensor) -> Tensor|None:
   if block_table is None: return None
   if not isinstance(block_table, Tensor) or block_table.ndim != 2:
     raise TypeError(f"block_table must be a (B, max_pages) integer Tensor or None, got {getattr(block_table, 'shape', type(block_table).__name__)}")
   if page % 16: raise ValueError(f"the paged cache's page_size (k_cache.shape[2]) must be a multiple of 16, got {page}")
   if block_table.shape[1] < 1: raise ValueError("block_table must list at least one page per sequence")
-  return _int_tensor("block_table", block_table, (B, block_table.shape[1]), device)
+  return _int_tensor("block_table", block_table, (B, block_table.shape[1]), ref)
 
 @functools.cache
 def _decode_builders(target:Target, cfg:FwdConfig, mods:Mods, scale:float|None, paged:bool):
@@ -238,23 +255,23 @@ def flash_attention_with_kvcache(q:Tensor, k_cache:Tensor, v_cache:Tensor, cache
   mods, mod_args = _mods(q, causal, window, softcap, score_mod, mask_mod, mod_args), tuple(mod_args)
   B, H, Nq, D = q.shape
   Hkv, P = k_cache.shape[1], k_cache.shape[2]
-  seqlens = _int_tensor("cache_seqlens", cache_seqlens, (B,), q.device)
-  table = _page_table(block_table, B, P, q.device)
+  seqlens = _int_tensor("cache_seqlens", cache_seqlens, (B,), q)
+  table = _page_table(block_table, B, P, q)
   if not isinstance(num_splits, int) or isinstance(num_splits, bool) or num_splits < 0:
     raise ValueError(f"num_splits must be an int >= 0 (0: automatic), got {num_splits!r}")
   if config is not None and not isinstance(config, FwdConfig): raise TypeError(f"config must be a FwdConfig, got {type(config).__name__}")
-  cfg, splits = decode_plan(target, q.device, q.shape, Hkv, P * block_table.shape[1] if paged else P, num_splits, config)
+  cfg, splits = decode_plan(target, shard.device(q), shard.local_shape(q), shard.local_shape(k_cache)[1], P * block_table.shape[1] if paged else P,
+                            num_splits, config)
   decode, combine = _decode_builders(target, cfg, mods, scale, paged)
   ins = (q.contiguous(), k_cache.contiguous(), v_cache.contiguous(), seqlens, *((table,) if table is not None else ()))
   args = tuple(t.contiguous() for t in mod_args)
   if splits == 1:
-    o, lse = Tensor.empty(B, H, Nq, D, dtype=q.dtype, device=q.device), Tensor.empty(B, H, Nq, dtype=dtypes.float32, device=q.device)
+    o, lse = shard.empty(q, (B, H, Nq, D), q.dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
     o, lse = Tensor.custom_kernel(*ins, o, lse, *args, fxn=decode)[len(ins):len(ins) + 2]
   else:
-    o_part = Tensor.empty(B, H, Nq, splits, D, dtype=dtypes.float32, device=q.device)
-    lse_part = Tensor.empty(B, H, Nq, splits, dtype=dtypes.float32, device=q.device)
+    o_part, lse_part = shard.empty(q, (B, H, Nq, splits, D), dtypes.float32), shard.empty(q, (B, H, Nq, splits), dtypes.float32)
     o_part, lse_part = Tensor.custom_kernel(*ins, o_part, lse_part, *args, fxn=decode)[len(ins):len(ins) + 2]
-    o, lse = Tensor.empty(B, H, Nq, D, dtype=q.dtype, device=q.device), Tensor.empty(B, H, Nq, dtype=dtypes.float32, device=q.device)
+    o, lse = shard.empty(q, (B, H, Nq, D), q.dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
     o, lse = Tensor.custom_kernel(o_part, lse_part, o, lse, fxn=combine)[2:]
   return (o, lse) if return_lse else o
 
@@ -270,11 +287,12 @@ def write_kvcache(k_cache:Tensor, v_cache:Tensor, k:Tensor, v:Tensor, cache_seql
     if t.device != k_cache.device: raise ValueError(f"{name} must be on k_cache's device {k_cache.device}, got {t.device}")
   if v_cache.shape != k_cache.shape: raise ValueError(f"v_cache must have k_cache's shape {k_cache.shape}, got {v_cache.shape}")
   if v.shape != k.shape: raise ValueError(f"v must have k's shape {k.shape}, got {v.shape}")
+  shard.check(("k_cache", "v_cache", "k", "v"), (k_cache, v_cache, k, v), (0, 1) if block_table is None else (1,))
   B, Hkv, _, D = k.shape
   if (k_cache.shape[1], k_cache.shape[3]) != (Hkv, D): raise ValueError(f"k {k.shape} has other heads or head dim than k_cache {k_cache.shape}")
   if block_table is None and k_cache.shape[0] != B: raise ValueError(f"k has batch {B}, k_cache has batch {k_cache.shape[0]}")
-  seqlens = _int_tensor("cache_seqlens", cache_seqlens, (B,), k_cache.device)
-  table = _page_table(block_table, B, k_cache.shape[2], k_cache.device)
+  seqlens = _int_tensor("cache_seqlens", cache_seqlens, (B,), k)
+  table = _page_table(block_table, B, k_cache.shape[2], k)
   fxn = _kv_write_builder(table is not None)
   return tuple(Tensor.custom_kernel(k_cache, v_cache, k.contiguous(), v.contiguous(), seqlens, *((table,) if table is not None else ()), fxn=fxn)[:2])
 
