@@ -84,6 +84,16 @@ def test_key_padding_and_empty_rows(emu, rng):
   fwd(rng, 2, 2, 1, 30, 50, 32, dtype=dtypes.bfloat16, keep=np.arange(50)[None, None, None, :] < lens[:, None, None, None],
       mask_mod=lambda b, h, q_idx, kv_idx, n: kv_idx < n[b], mod_args=(Tensor(lens, device="PYTHON"),))
 
+def test_mask_mod_within_one_tile(emu, rng):
+  """key padding where the keys (forward, dQ) and the queries (dK/dV) fit one tile with a tail: the map's only column tile is
+  always masked, and no unmasked stage may be built (its tile index, then a constant, was loaded outside the loop that never
+  ran, past the key tail: found by the SDPA drop-in's tests)"""
+  lens = np.array([13, 20], dtype=np.int32)
+  kw = dict(keep=np.arange(20)[None, None, None, :] < lens[:, None, None, None], mask_mod=lambda b, h, q_idx, kv_idx, n: kv_idx < n[b],
+            mod_args=(Tensor(lens, device="PYTHON"),))
+  fwd(rng, 2, 2, 1, 17, 20, 16, **kw)
+  bwd(rng, 2, 2, 1, 17, 20, 16, **kw)
+
 def test_everything_at_once(emu, rng):
   """window, softcap, a score_mod and a mask_mod together, GQA"""
   r, _ = rng
