@@ -1,7 +1,11 @@
-import functools, os
+import functools, os, shutil
+# copying a multi-device tensor to numpy goes through tinygrad's CPU device, which compiles with $CC (.ci/run installs clang-15)
+if shutil.which("clang-15"): os.environ.setdefault("CC", "clang-15")
 import numpy as np, pytest
-from tinygrad import Tensor, Context, dtypes
-from fa_uop import flash_fwd, target_for, FwdConfig
+from tinygrad import Tensor, UOp, Context, dtypes
+from tinygrad.device import canonicalize_device
+import fa_uop.api
+from fa_uop import flash_fwd, target_for, FwdConfig, shard
 
 EMULATED = ("gfx1100", "sm_80")
 
@@ -19,6 +23,29 @@ def pytest_collection_modifyitems(config, items):
 def emu(request):
   """run the test on tinygrad's emulator of one target; the PYTHON device picks its renderer from DEV at each compile"""
   with Context(DEV=f"PYTHON::{request.param}"): yield request.param
+
+def devices(arch:str, n:int=2) -> tuple[str, ...]:
+  """n emulated devices of one target, for Tensor.shard, named as tinygrad names them (the first without its ':0')"""
+  return tuple(canonicalize_device(f"PYTHON::{arch}:{i}") for i in range(n))
+
+@pytest.fixture
+def no_kernel(monkeypatch):
+  """every bad input must be refused before a kernel graph is built"""
+  def boom(*a, **kw): raise AssertionError("a kernel was built for bad input")
+  for name in ("flash_fwd", "flash_bwd_dkdv", "flash_bwd_dq", "flash_decode", "flash_combine"): monkeypatch.setattr(fa_uop.api, name, boom)
+  fa_uop.api._decode_builders.cache_clear()
+
+@pytest.fixture
+def poisoned(monkeypatch):
+  """the API's outputs (fa_uop.shard.empty: single-device, replicated or sharded) filled with NaN before its kernels run, so an
+  element they leave unwritten fails the test"""
+  def nan(shape, dtype, device): return Tensor.full(shape, float("nan"), dtype=dtype, device=device).contiguous().realize()
+  def empty(ref, shape, dtype):
+    if isinstance(ref.device, str) or shard.axis(ref) is None: return nan(shape, dtype, ref.device)
+    ax, n = shard.axis(ref), len(ref.device)
+    part = tuple(s // n if i == ax else s for i, s in enumerate(shape))
+    return Tensor(UOp.mstack(*[nan(part, dtype, d).uop for d in ref.device]).unshard(ax))
+  monkeypatch.setattr(shard, "empty", empty)
 
 @pytest.fixture
 def rng(request):

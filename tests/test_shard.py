@@ -1,0 +1,114 @@
+"""Tensors sharded over two emulated devices (Tensor.shard): forward, gradients and the KV-cache function against float64, the
+outputs sharded as the inputs, and what cannot be sharded refused."""
+import numpy as np, pytest
+from tinygrad import Tensor, dtypes
+import fa_uop.api, fa_uop.tune as tune
+from fa_uop import flash_attention, flash_attention_backward, flash_attention_with_kvcache, FwdConfig, shard
+from fa_uop.reference import attention_ref, attention_bwd_ref, kvcache_ref
+from conftest import qkv, assert_close, devices, TOL
+
+def e(devs, axis, *shape, dtype=dtypes.half): return Tensor.empty(*shape, dtype=dtype, device="PYTHON").shard(devs, axis=axis)
+
+def sharded(ts, devs, axis): return [t.shard(devs, axis=axis) for t in ts]
+def host(t): return t.float().numpy().astype(np.float64)
+
+@pytest.mark.parametrize("axis", [0, 1], ids=["batch", "heads"])
+def test_forward_and_gradients(emu, rng, poisoned, axis):
+  """causal GQA with query and key tails, sharded over batch or heads: each device's kernels on their shard, o, lse and the
+  gradients sharded alike, all against float64"""
+  r, seed = rng
+  (qn, kn, vn), ts = qkv(r, 2, 4, 2, 40, 24, 16, dtypes.half)
+  q, k, v = sharded(ts, devices(emu), axis)
+  do_n = r.standard_normal((2, 4, 40, 16))
+  do = Tensor(do_n.astype(np.float32), device="PYTHON").shard(devices(emu), axis=axis)
+  o, lse = flash_attention(q, k, v, causal=True, return_lse=True)
+  assert o.device == lse.device == devices(emu) and shard.axis(o) == shard.axis(lse) == axis
+  dq, dk, dv = (o.float() * do).sum().gradient(q, k, v)
+  assert all(shard.axis(g) == axis for g in (dq, dk, dv))
+  ref_o, ref_lse = attention_ref(qn, kn, vn, True)
+  assert_close(host(o), lse.numpy().astype(np.float64), ref_o, ref_lse, dtypes.half, f"(seed {seed})")
+  for name, g, ref in zip("qkv", (dq, dk, dv), attention_bwd_ref(qn, kn, vn, do_n, True)):
+    err = np.abs(host(g) - ref).max() / np.abs(ref).max()
+    assert np.isfinite(host(g)).all() and err < 2e-2, f"d{name} err {err:.2e} (seed {seed})"
+
+def test_backward_function_and_mods(emu, rng, poisoned):
+  """flash_attention_backward on head-sharded tensors with a window and a mask_mod that reads b (the batch index is not the
+  sharded one), its map built whole on each device"""
+  r, seed = rng
+  (qn, kn, vn), ts = qkv(r, 2, 4, 2, 32, 32, 16, dtypes.half)
+  devs = devices(emu)
+  q, k, v = sharded(ts, devs, 1)
+  lens = np.array([24, 32], np.int32)   # every row keeps a key: window 9 reaches key 22 from row 31
+  kw = dict(causal=True, window=(9, None), mask_mod=lambda b, h, qi, kj, n: kj < n[b], mod_args=(Tensor(lens, device="PYTHON").shard(devs),))
+  o, lse = flash_attention(q, k, v, return_lse=True, **kw)
+  do_n = r.standard_normal((2, 4, 32, 16))
+  dq, dk, dv = flash_attention_backward(q, k, v, o, lse, Tensor(do_n.astype(np.float32), device="PYTHON").shard(devs, axis=1), **kw)
+  i, j = np.arange(32)[:, None], np.arange(32)[None, :]
+  keep = ((j <= i) & (j >= i - 9))[None, None] & (j[None, None] < lens[:, None, None, None])
+  ref_o, ref_lse = attention_ref(qn, kn, vn, keep=keep)
+  assert_close(host(o), lse.numpy().astype(np.float64), ref_o, ref_lse, dtypes.half, f"(seed {seed})")
+  for name, g, ref in zip("qkv", (dq, dk, dv), attention_bwd_ref(qn, kn, vn, do_n, keep=keep)):
+    err = np.abs(host(g) - ref).max() / np.abs(ref).max()
+    assert shard.axis(g) == 1 and err < 2e-2, f"d{name} err {err:.2e} (seed {seed})"
+
+@pytest.mark.parametrize("paged", [False, True], ids=["dense-batch", "paged-heads"])
+def test_kvcache(emu, rng, poisoned, paged):
+  """decoding with split-KV: dense caches sharded over batch (lengths sharded alike), or a paged pool sharded over heads
+  (lengths and block table whole on each device)"""
+  r, seed = rng
+  B, H, Hkv, Nq, D, P = 2, 4, 2, 2, 16, 16
+  devs = devices(emu)
+  qn = r.standard_normal((B, H, Nq, D)).astype(np.float16)
+  lens = np.array([37, 9], np.int32)
+  if paged:
+    pool = r.standard_normal((2, 6, Hkv, P, D)).astype(np.float16)
+    table = np.array([[4, 1, 0], [2, 5, 3]], np.int32)
+    kc, vc = (Tensor(x, device="PYTHON").shard(devs, axis=1) for x in pool)
+    extra, ax = dict(block_table=Tensor(table, device="PYTHON").shard(devs)), 1
+  else:
+    pool, table = r.standard_normal((2, B, Hkv, 48, D)).astype(np.float16), None
+    kc, vc = (Tensor(x, device="PYTHON").shard(devs, axis=0) for x in pool)
+    extra, ax = {}, 0
+  seqlens = Tensor(lens, device="PYTHON").shard(devs, axis=0 if ax == 0 else None)
+  q = Tensor(qn, device="PYTHON").shard(devs, axis=ax)
+  o, lse = flash_attention_with_kvcache(q, kc, vc, seqlens, causal=True, return_lse=True, num_splits=2, **extra)
+  ref_o, ref_lse = kvcache_ref(qn, pool[0], pool[1], lens, table, causal=True)
+  assert shard.axis(o) == ax
+  assert_close(host(o), lse.numpy().astype(np.float64), ref_o, ref_lse, dtypes.half, f"(seed {seed})")
+
+def test_tuner_times_one_device_with_the_shards_shape(emu, tmp_path, monkeypatch):
+  """a sharded call is tuned once, on its first device, with the shape each device's kernels see"""
+  monkeypatch.setenv("FA_UOP_CACHE", str(tmp_path / "tune.json"))
+  monkeypatch.setattr(tune, "enabled", lambda device: True)
+  monkeypatch.setattr(tune, "_chosen", {})
+  seen = []
+  def fake_time(fn, cnt, device=None):
+    seen.append((device, fn.args[1].device, fn.args[1].shape))
+    return float(len(seen)), 0.0
+  monkeypatch.setattr(tune, "gpu_time", fake_time)
+  devs = devices(emu)
+  q, k, v = (Tensor.empty(4, 2, 8, 16, dtype=dtypes.half, device="PYTHON").shard(devs, axis=0) for _ in range(3))
+  cfg = fa_uop.api.fwd_config_for(q, k, v)
+  assert isinstance(cfg, FwdConfig) and seen and all(s == (devs[0], devs[0], (2, 2, 8, 16)) for s in seen)
+  n = len(seen)
+  # sharded over heads: another shard shape of the same shape class, and the same device kind: nothing is timed again
+  assert fa_uop.api.fwd_config_for(*(e(devs, 1, 4, 2, 8, 16) for _ in range(3))) == cfg and len(seen) == n and len(tune._load()) == 1
+
+def test_refused(emu, no_kernel):
+  """sequence sharding, q, k and v sharded unlike, a mod reading the index of the sharded axis, a sharded mod_arg, lengths sharded
+  unlike q: ValueError before any kernel"""
+  d = devices(emu)
+  q0 = [e(d, 0, 2, 2, 8, 16) for _ in range(3)]
+  lens = Tensor([3, 5], dtype=dtypes.int32, device="PYTHON")
+  cases = [
+    (lambda: flash_attention(*[e(d, 2, 1, 2, 8, 16) for _ in range(3)]), "sharded over axis 2: shard over batch"),
+    (lambda: flash_attention(q0[0], e(d, 1, 2, 2, 8, 16), e(d, 1, 2, 2, 8, 16)), "must be sharded alike"),
+    (lambda: flash_attention(*q0, mask_mod=lambda b, h, qi, kj, n: kj < n[b], mod_args=(lens.shard(d),)), "a mod reads b, the index of the axis q is sharded over"),
+    (lambda: flash_attention(*q0, mask_mod=lambda b, h, qi, kj, n: kj < n[0], mod_args=(lens.shard(d, axis=0),)), "mod_args\\[0\\] is sharded"),
+    (lambda: flash_attention_with_kvcache(*q0[:1], *[e(d, 0, 2, 2, 16, 16) for _ in range(2)], lens.shard(d)), "cache_seqlens must be sharded over batch"),
+    (lambda: flash_attention_with_kvcache(e(d, 0, 2, 2, 1, 16), *[e(d, 0, 2, 2, 16, 16) for _ in range(2)], lens.shard(d, axis=0),
+                                          block_table=Tensor([[0], [1]], dtype=dtypes.int32, device="PYTHON").shard(d, axis=0)),
+     "is sharded over axis 0: shard over heads"),
+  ]
+  for call, msg in cases:
+    with pytest.raises(ValueError, match=msg): call()
