@@ -21,7 +21,7 @@ from fa_uop import flash_attention, flash_attention_backward, flash_attention_wi
 from fa_uop.api import decode_plan, fwd_config_for
 from fa_uop import blockmap
 from fa_uop.reference import kvcache_ref
-from fa_uop.timing import gpu_time, event_time
+from fa_uop.timing import gpu_time, event_time, wall_time
 
 DEV = Device.DEFAULT
 EMULATED = DEV.startswith("PYTHON")
@@ -111,6 +111,27 @@ def case_from_env() -> Case:
   if mask not in (None, "document", "alibi", "padding"): raise ValueError(f"MASK must be document, alibi or padding, got {mask!r}")
   return Case(bool(getenv("CAUSAL", 0)), window, float(getenv("SOFTCAP", "0")) or None, mask)
 
+def sharding() -> tuple[tuple[str, ...], int]|None:
+  """SHARD=batch|heads: fa_uop's inputs sharded over DEVICES (default 2) devices of DEV's kind, (devices, axis); else None"""
+  if not (s:=getenv("SHARD", "")): return None
+  if s not in ("batch", "heads"): raise ValueError(f"SHARD must be batch or heads, got {s!r}")
+  base = DEV.rsplit(":", 1)[0] if DEV.count(":") in (1, 3) else DEV   # CUDA:1 -> CUDA, PYTHON::sm_80:1 -> PYTHON::sm_80
+  return tuple(f"{base}:{i}" for i in range(getenv("DEVICES", 2))), {"batch": 0, "heads": 1}[s]
+
+def place(ts:list[Tensor], kw:dict) -> tuple[list[Tensor], dict, str]:
+  """ts sharded as SHARD asks (the mods' buffers whole on each device), and the timing's device(s) in words"""
+  if (sh:=sharding()) is None: return ts, kw, DEV
+  devs, axis = sh
+  if "mod_args" in kw: kw = {**kw, "mod_args": tuple(t.shard(devs) for t in kw["mod_args"])}
+  return [t.shard(devs, axis=axis).realize() for t in ts], kw, f"{len(devs)} devices, {'batch' if axis == 0 else 'heads'} sharded"
+
+def timed(fn, cnt:int, ts:list[Tensor]) -> tuple[float, float]:
+  """gpu_time, or for sharded inputs the median wall time of a call with every device synchronized (per-kernel timing would
+  run the devices one after the other)"""
+  return gpu_time(fn, cnt) if isinstance(ts[0].device, str) else wall_time(fn, cnt, ts[0].device)
+
+def one(t:Tensor) -> Tensor: return t if isinstance(t.device, str) else t.to(DEV)   # a sharded result gathered, to check it
+
 def torch_peer(backend:str, mode:str, shape, case:Case, dtype_name:str, spec:str="") -> float|None:
   """median time (triton's do_bench) of torch's SDPA with one backend, or of its FlexAttention compiled, forward, backward or
   both, measured in a process of its own (scripts/torch_peer.py); None where torch, its GPU or the backend's support for the shape
@@ -160,6 +181,7 @@ def measure_bwd(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, case:Case, dtype_na
   flops = (3.5 if with_fwd else 2.5) * 4 * D * H * case.pairs(data, B, N, Nk)
   print(f"{DEV} {mode}: B={B} H={H} Hkv={Hkv} N={N} Nk={Nk} D={D} {case} {dtype_name}, {cnt} timed runs", flush=True)
   q, k, v, do = [Tensor.randn(*s, dtype=dtypes.float32).cast(dtype).contiguous().realize() for s in ((B, H, N, D), (B, Hkv, Nk, D), (B, Hkv, Nk, D), (B, H, N, D))]
+  (q, k, v, do), kw, where = place([q, k, v, do], kw)
   st = time.perf_counter()
   with Context(CACHELEVEL=0):
     o, lse = [t.realize() for t in flash_attention(q, k, v, return_lse=True, **kw)]
@@ -170,12 +192,12 @@ def measure_bwd(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, case:Case, dtype_na
   def run():
     o_, lse_ = flash_attention(q, k, v, return_lse=True, **kw) if with_fwd else (o, lse)
     Tensor.realize(*flash_attention_backward(q, k, v, o_, lse_, do, **kw))
-  sec, wall = gpu_time(run, cnt)
+  sec, wall = timed(run, cnt, [q])
   bmap = map_cost(run, sec, cnt) if "mask_mod" in kw else None
   res = dict(impl="fa_uop", mode=mode, dev=DEV, B=B, H=H, Hkv=Hkv, N=N, Nk=Nk, D=D, causal=case.causal, window=case.window, softcap=case.softcap,
              mask=case.mask, dtype=dtype_name, ms=sec * 1e3, tflops=flops / sec * 1e-12, compile_s=compile_s, max_abs_err=None, rel_err=None, ok=True,
              wall_ms=wall * 1e3, block_map_ms=None if bmap is None else bmap * 1e3)
-  print(f"fa_uop       {sec*1e3:9.3f} ms GPU {flops/sec*1e-12:8.2f} TFLOPS | {wall*1e3:8.3f} ms wall/call | first call (build+compile) {compile_s:.2f} s" +
+  print(f"fa_uop       {sec*1e3:9.3f} ms GPU {flops/sec*1e-12:8.2f} TFLOPS | {wall*1e3:8.3f} ms wall/call | first call (build+compile) {compile_s:.2f} s | {where}" +
         ("" if bmap is None else f" | block maps {bmap*1e3:.3f} ms once (cached)"), flush=True)
   def tinygrad() -> float|None:
     if B * H * N * Nk * 4 > 4 << 30: return None  # its backward keeps several float32 N×Nk tensors
@@ -185,18 +207,18 @@ def measure_bwd(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, case:Case, dtype_na
     def tg():
       out = qt.scaled_dot_product_attention(kt, vt, is_causal=case.causal, **gqa)
       Tensor.realize(*(out * do).sum().gradient(qt, kt, vt))
-    return gpu_time(tg, max(1, min(cnt, 3)))[0]  # forward and backward: tinygrad recomputes its forward for the gradient anyway
+    return timed(tg, max(1, min(cnt, 3)), [q])[0]  # forward and backward: tinygrad recomputes its forward for the gradient anyway
   rows = peers_of(res, peers, mode, case, data, (B, H, Hkv, N, Nk, D), dtype_name, sec, flops, tinygrad)
   if verify:
     G = H // Hkv
     nh = max(G, min(H, (2 << 30) // (N * Nk * 4)) // G * G)   # whole groups of the first batch entry, within 2 GB of scores
-    qs, ks, vs = [x[:1, :n].float().detach() for x, n in ((q, nh), (k, nh // G), (v, nh // G))]
+    qs, ks, vs = [one(x)[:1, :n].float().detach() for x, n in ((q, nh), (k, nh // G), (v, nh // G))]
     for t in (qs, ks, vs): t.requires_grad = True
-    ref = (case.reference(data, qs, ks, vs) * do[:1, :nh].float()).sum().gradient(qs, ks, vs)
+    ref = (case.reference(data, qs, ks, vs) * one(do)[:1, :nh].float()).sum().gradient(qs, ks, vs)
     rel_tol, abs_tol = (2e-2, 6e-2) if dtype == dtypes.bfloat16 else (5e-3, 2e-2)
     worst_rel, worst_abs, ok = 0.0, 0.0, True
     for g, r, n in zip(grads, ref, (nh, nh // G, nh // G)):
-      g, r = g[:1, :n].float().numpy().astype(np.float64), r.numpy().astype(np.float64)
+      g, r = one(g)[:1, :n].float().numpy().astype(np.float64), r.numpy().astype(np.float64)
       rel, mab = float(np.linalg.norm(g - r) / np.linalg.norm(r)), float(np.abs(g - r).max() / np.abs(r).max())
       worst_rel, worst_abs = max(worst_rel, rel), max(worst_abs, mab)
       ok = ok and bool(np.isfinite(g).all()) and rel <= rel_tol and mab <= abs_tol
@@ -213,6 +235,7 @@ def measure(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, case:Case, dtype_name:s
   flops = 4 * D * H * case.pairs(data, B, N, Nk)
   print(f"{DEV}: B={B} H={H} Hkv={Hkv} N={N} Nk={Nk} D={D} {case} {dtype_name}, {cnt} timed runs", flush=True)
   q, k, v = [Tensor.randn(*s, dtype=dtypes.float32).cast(dtype).contiguous().realize() for s in ((B, H, N, D), (B, Hkv, Nk, D), (B, Hkv, Nk, D))]
+  (q, k, v), kw, where = place([q, k, v], kw)
   target = target_for(DEV)
   # cold build+compile of one kernel (tinygrad's disk cache off), then the tuner's choice (or CONFIG) for the timed runs
   st = time.perf_counter()
@@ -224,7 +247,7 @@ def measure(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, case:Case, dtype_name:s
   tune_s = time.perf_counter() - st
   call = lambda: flash_attention(q, k, v, config=cfg, **kw).realize()
   out = call()
-  sec, wall = gpu_time(call, cnt)
+  sec, wall = timed(call, cnt, [q])
   bmap = map_cost(call, sec, cnt) if "mask_mod" in kw else None
   # host time of a call: build (cached), schedule and launch; launches are asynchronous at DEBUG=0, so no device time is in it
   Device[DEV].synchronize()
@@ -235,20 +258,20 @@ def measure(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, case:Case, dtype_name:s
   res = dict(impl="fa_uop", mode="fwd", dev=DEV, B=B, H=H, Hkv=Hkv, N=N, Nk=Nk, D=D, causal=case.causal, window=case.window, softcap=case.softcap,
              mask=case.mask, dtype=dtype_name, ms=sec * 1e3, tflops=flops / sec * 1e-12, compile_s=compile_s, max_abs_err=None, rel_err=None, ok=True,
              config=str(cfg), wall_ms=wall * 1e3, host_ms=host * 1e3, block_map_ms=None if bmap is None else bmap * 1e3)
-  print(f"fa_uop       {sec*1e3:9.3f} ms GPU {flops/sec*1e-12:8.2f} TFLOPS | {wall*1e3:8.3f} ms wall/call, {host*1e3:6.2f} ms host | config {cfg} "
+  print(f"fa_uop       {sec*1e3:9.3f} ms GPU {flops/sec*1e-12:8.2f} TFLOPS | {wall*1e3:8.3f} ms wall/call, {host*1e3:6.2f} ms host | {where} | config {cfg} "
         f"(tuning {tune_s:.1f} s) | cold build+compile {compile_s:.2f} s" + ("" if bmap is None else f" | block map {bmap*1e3:.3f} ms once (cached)"), flush=True)
   def tinygrad() -> float|None:
     if B * H * N * Nk * 4 > 8 << 30: return None  # tinygrad's SDPA materializes the float32 scores; past 8 GB it would not fit
     gqa = dict(enable_gqa=True) if Hkv != H else {}
-    return gpu_time(lambda: q.scaled_dot_product_attention(k, v, is_causal=case.causal, **gqa).realize(), max(1, min(cnt, 5)))[0]
+    return timed(lambda: q.scaled_dot_product_attention(k, v, is_causal=case.causal, **gqa).realize(), max(1, min(cnt, 5)), [q])[0]
   rows = peers_of(res, peers, "fwd", case, data, (B, H, Hkv, N, Nk, D), dtype_name, sec, flops, tinygrad)
   if verify:
     # the float32 reference holds the N×Nk scores: check as many heads of the first batch entry as fit in 4 GB
     nh = max(1, min(H, (4 << 30) // (N * Nk * 4)))
     nh = nh - nh % (H // Hkv) if nh >= H // Hkv else nh
-    qs, ks, vs = q[:1, :nh], k[:1, :max(1, nh * Hkv // H)], v[:1, :max(1, nh * Hkv // H)]
+    qs, ks, vs = one(q)[:1, :nh], one(k)[:1, :max(1, nh * Hkv // H)], one(v)[:1, :max(1, nh * Hkv // H)]
     ref = case.reference(data, qs.float(), ks.float(), vs.float()).numpy().astype(np.float64)
-    got = out[:1, :nh].float().numpy().astype(np.float64)
+    got = one(out)[:1, :nh].float().numpy().astype(np.float64)
     max_abs, rel = float(np.abs(got - ref).max()), float(np.linalg.norm(got - ref) / np.linalg.norm(ref))
     # bf16 rounds P to 8 bits of mantissa before P·V; the max abs bound is what catches a race that spoils a few rows
     rel_tol, abs_tol = (1e-2, 5e-2) if dtype == dtypes.bfloat16 else (4e-3, 1e-2)

@@ -30,6 +30,19 @@ def gpu_time(fn:Callable[[], object], cnt:int, device:str|None=None, flush:bool=
     times.append(GlobalCounters.time_sum_s)
   return statistics.median(times), sum(walls) / len(walls)
 
+def wall_time(fn:Callable[[], object], cnt:int, devices:tuple[str, ...]) -> tuple[float, float]:
+  """(median, mean) wall time of a call with all of devices synchronized before and after: for work spread over several devices,
+  which per-kernel timing (gpu_time, DEBUG=2) would run one device after the other; it includes the host's launch time"""
+  fn()
+  walls = []
+  for _ in range(cnt):
+    for d in devices: Device[d].synchronize()
+    st = time.perf_counter()
+    fn()
+    for d in devices: Device[d].synchronize()
+    walls.append(time.perf_counter() - st)
+  return statistics.median(walls), sum(walls) / len(walls)
+
 def event_time(fn:Callable[[], object], cnt:int, device:str|None=None) -> tuple[float, float]:
   """(median, mean wall) time of fn's kernels between two CUDA events, fn captured by TinyJit (its replay launches them all
   at once), the L2 flushed before each run and the GPU kept busy until fn's launches are queued: as triton's do_bench times

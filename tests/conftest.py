@@ -13,11 +13,17 @@ def slow(*values):
   """a parameter set that runs only with FA_UOP_SLOW=1: the default suite keeps each feature covered within CI's time"""
   return pytest.param(*values, marks=pytest.mark.slow)
 
+# @slow_on("gfx1100"): the test runs on that emulated target only with FA_UOP_SLOW=1 (the feature is covered by default on the
+# other target, and the kernels it builds on both targets by their own tests)
+slow_on = pytest.mark.slow_on
+
 def pytest_collection_modifyitems(config, items):
   if os.environ.get("FA_UOP_SLOW", "0") == "1": return
   skip = pytest.mark.skip(reason="slow emulator run: set FA_UOP_SLOW=1")
   for it in items:
-    if "slow" in it.keywords: it.add_marker(skip)
+    on = it.get_closest_marker("slow_on")
+    if "slow" in it.keywords or (on is not None and getattr(it, "callspec", None) is not None and it.callspec.params.get("emu") in on.args):
+      it.add_marker(skip)
 
 @pytest.fixture(params=EMULATED)
 def emu(request):

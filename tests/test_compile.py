@@ -79,8 +79,8 @@ def bwd_sinks(target, D, causal, dtype=dtypes.half, Nq=1000, Nk=900, H=4, Hkv=2)
   return (flash_bwd_dkdv(*ps([q, kv, kv, do, rows, rows, kv, kv]), target=target, cfg=c_kv, causal=causal),
           flash_bwd_dq(*ps([q, kv, kv, do, rows, rows, dq]), target=target, cfg=c_q, causal=causal))
 
-@pytest.mark.parametrize("dtype", [dtypes.half, dtypes.bfloat16], ids=["fp16", "bf16"])
-@pytest.mark.parametrize("arch", ["gfx1100", "sm_90"])
+@pytest.mark.parametrize("arch,dtype", [("gfx1100", dtypes.half), slow("gfx1100", dtypes.bfloat16), ("sm_90", dtypes.half), ("sm_90", dtypes.bfloat16)],
+                         ids=["gfx1100-fp16", "gfx1100-bf16", "sm_90-fp16", "sm_90-bf16"])
 def test_backward_kernels(arch, dtype):
   """both backward kernels build with the real compilers, use the target's MMA (and on sm_90 ldmatrix and cp.async), no LDS race"""
   if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")

@@ -4,7 +4,7 @@ from tinygrad import Tensor, dtypes
 from fa_uop import flash_attention, FwdConfig
 from fa_uop.mods import tile_plan
 from fa_uop.reference import attention_ref, attention_bwd_ref
-from conftest import qkv, assert_close, slow, TOL
+from conftest import qkv, assert_close, slow, slow_on, TOL
 
 CFG = FwdConfig(32, 32, 2)
 
@@ -91,8 +91,8 @@ def test_mask_mod_within_one_tile(emu, rng):
   lens = np.array([13, 20], dtype=np.int32)
   kw = dict(keep=np.arange(20)[None, None, None, :] < lens[:, None, None, None], mask_mod=lambda b, h, q_idx, kv_idx, n: kv_idx < n[b],
             mod_args=(Tensor(lens, device="PYTHON"),))
-  fwd(rng, 2, 2, 1, 17, 20, 16, **kw)
-  bwd(rng, 2, 2, 1, 17, 20, 16, **kw)
+  fwd(rng, 2, 1, 1, 17, 20, 16, **kw)
+  bwd(rng, 2, 1, 1, 17, 20, 16, **kw)
 
 def test_everything_at_once(emu, rng):
   """window, softcap, a score_mod and a mask_mod together, GQA"""
@@ -154,6 +154,7 @@ def test_softcap_gradients_on_large_scores(emu, rng):
   bwd(rng, 1, 2, 1, 40, 50, 32, qmul=4.0, score=lambda s: 0.25 * np.tanh(s / 0.25), dscore=lambda s: 1 - np.tanh(s / 0.25) ** 2, causal=True,
       softcap=0.25)
 
+@slow_on("gfx1100")
 def test_score_and_mask_mod_gradients(emu, rng):
   """ALiBi from per-head slopes and a document mask, GQA (dK/dV sum over the group), bf16"""
   r, _ = rng

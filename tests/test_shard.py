@@ -3,9 +3,9 @@ outputs sharded as the inputs, and what cannot be sharded refused."""
 import numpy as np, pytest
 from tinygrad import Tensor, dtypes
 import fa_uop.api, fa_uop.tune as tune
-from fa_uop import flash_attention, flash_attention_backward, flash_attention_with_kvcache, FwdConfig, shard
+from fa_uop import flash_attention, flash_attention_backward, flash_attention_with_kvcache, write_kvcache, FwdConfig, shard
 from fa_uop.reference import attention_ref, attention_bwd_ref, kvcache_ref
-from conftest import qkv, assert_close, devices, TOL
+from conftest import qkv, assert_close, devices, slow_on, TOL
 
 def e(devs, axis, *shape, dtype=dtypes.half): return Tensor.empty(*shape, dtype=dtype, device="PYTHON").shard(devs, axis=axis)
 
@@ -31,6 +31,7 @@ def test_forward_and_gradients(emu, rng, poisoned, axis):
     err = np.abs(host(g) - ref).max() / np.abs(ref).max()
     assert np.isfinite(host(g)).all() and err < 2e-2, f"d{name} err {err:.2e} (seed {seed})"
 
+@slow_on("gfx1100")
 def test_backward_function_and_mods(emu, rng, poisoned):
   """flash_attention_backward on head-sharded tensors with a window and a mask_mod that reads b (the batch index is not the
   sharded one), its map built whole on each device"""
@@ -53,8 +54,8 @@ def test_backward_function_and_mods(emu, rng, poisoned):
 
 @pytest.mark.parametrize("paged", [False, True], ids=["dense-batch", "paged-heads"])
 def test_kvcache(emu, rng, poisoned, paged):
-  """decoding with split-KV: dense caches sharded over batch (lengths sharded alike), or a paged pool sharded over heads
-  (lengths and block table whole on each device)"""
+  """decoding with split-KV: dense caches sharded over batch (lengths sharded alike), written by write_kvcache first, or a paged
+  pool sharded over heads (lengths and block table whole on each device)"""
   r, seed = rng
   B, H, Hkv, Nq, D, P = 2, 4, 2, 2, 16, 16
   devs = devices(emu)
@@ -65,9 +66,14 @@ def test_kvcache(emu, rng, poisoned, paged):
     table = np.array([[4, 1, 0], [2, 5, 3]], np.int32)
     kc, vc = (Tensor(x, device="PYTHON").shard(devs, axis=1) for x in pool)
     extra, ax = dict(block_table=Tensor(table, device="PYTHON").shard(devs)), 1
-  else:
+  else:   # and write_kvcache appends 3 tokens to the sharded caches first
     pool, table = r.standard_normal((2, B, Hkv, 48, D)).astype(np.float16), None
-    kc, vc = (Tensor(x, device="PYTHON").shard(devs, axis=0) for x in pool)
+    kc, vc = (Tensor(x, device="PYTHON").shard(devs, axis=0).realize() for x in pool)
+    new = r.standard_normal((2, B, Hkv, 3, D)).astype(np.float16)
+    kc, vc = write_kvcache(kc, vc, *(Tensor(x, device="PYTHON").shard(devs, axis=0) for x in new), Tensor(lens, device="PYTHON").shard(devs, axis=0))
+    for c, x in zip(pool, new):
+      for b in range(B): c[b, :, lens[b]:lens[b] + 3] = x[b]
+    lens = lens + 3
     extra, ax = {}, 0
   seqlens = Tensor(lens, device="PYTHON").shard(devs, axis=0 if ax == 0 else None)
   q = Tensor(qn, device="PYTHON").shard(devs, axis=ax)
