@@ -27,10 +27,11 @@ class Attention:
     out = xq.scaled_dot_product_attention(xk, xv, attn_mask=keep, enable_gqa=True)
     return self.wo(out.transpose(1, 2).reshape(B, T, -1))
 
-def main() -> float:
+def main(**size) -> float:
+  """size: B, T, DIM, HEADS, KV_HEADS over the environment's and the defaults"""
   emulated = Device.DEFAULT.startswith("PYTHON")
-  B, T = getenv("B", 2 if emulated else 8), getenv("T", 24 if emulated else 2048)
-  DIM, HEADS, KV = getenv("DIM", 64 if emulated else 2048), getenv("HEADS", 4 if emulated else 16), getenv("KV_HEADS", 2 if emulated else 4)
+  default = dict(B=2, T=24, DIM=64, HEADS=4, KV_HEADS=2) if emulated else dict(B=8, T=2048, DIM=2048, HEADS=16, KV_HEADS=4)
+  B, T, DIM, HEADS, KV = (size.get(n, getenv(n, d)) for n, d in default.items())
   Tensor.manual_seed(0)
   model = Attention(DIM, HEADS, KV)
   for p in nn.state.get_parameters(model): p.replace(p.cast(dtypes.half).contiguous())   # a half-precision model

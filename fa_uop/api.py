@@ -168,7 +168,9 @@ def flash_attention(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float
   tiles it cuts. A row that keeps no key gets output 0 and logsumexp -inf (and zero gradients).
   Returns the output (B, H, Nq, D) in q's dtype and, with return_lse, the natural-log row logsumexp (B, H, Nq) in float32.
   config picks the tiling; by default the tuner's choice for this shape class (fa_uop.tune), or the fixed default where tuning
-  is off. Targets: AMD RDNA3 (gfx11xx) and NVIDIA sm_80 and newer, and tinygrad's emulator of either (DEV=PYTHON::gfx1100 / ::sm_80)."""
+  is off. Targets: AMD RDNA3 (gfx11xx) and NVIDIA sm_80 and newer, and tinygrad's emulator of either (DEV=PYTHON::gfx1100 / ::sm_80).
+  Tensors sharded by Tensor.shard over batch or heads, q, k and v alike, run on each device's shard and give outputs (and
+  gradients) sharded the same way; the mods then may not read the sharded axis's index, and mod_args must be whole on each device."""
   target, mods, mod_args, config = _fwd_plan(q, k, v, causal, scale, config, window, softcap, score_mod, mask_mod, mod_args)
   o, lse = _run_fwd(config, q, k, v, target, mods, scale, mod_args)
   return (o, lse) if return_lse else o
@@ -249,7 +251,8 @@ def flash_attention_with_kvcache(q:Tensor, k_cache:Tensor, v_cache:Tensor, cache
   depend on the split count beyond float rounding. config fixes the tile (default fa_uop.config.default_decode_config).
   window, softcap, score_mod, mask_mod and mod_args as in flash_attention, over the same bottom-right positions (q_idx of query
   i is cache_seqlens[b] - Nq + i, kv_idx the key's index in its sequence): a window visits only its tiles of the cache.
-  Inference only: no gradient flows through it (train with flash_attention)."""
+  Inference only: no gradient flows through it (train with flash_attention). Sharded: q and dense caches over batch or heads
+  alike (a paged pool over heads only), cache_seqlens and block_table sharded over batch where q is, else whole on each device."""
   paged = block_table is not None
   target = _check(q, k_cache, v_cache, causal, scale, "k_cache", "v_cache", batch=not paged)
   mods, mod_args = _mods(q, causal, window, softcap, score_mod, mask_mod, mod_args), tuple(mod_args)

@@ -13,17 +13,21 @@ def slow(*values):
   """a parameter set that runs only with FA_UOP_SLOW=1: the default suite keeps each feature covered within CI's time"""
   return pytest.param(*values, marks=pytest.mark.slow)
 
-# @slow_on("gfx1100"): the test runs on that emulated target only with FA_UOP_SLOW=1 (the feature is covered by default on the
-# other target, and the kernels it builds on both targets by their own tests)
+# @slow_on("gfx1100"[, keep=lambda params: ...]): on that emulated target the test (but the parameter sets keep accepts) runs
+# only with FA_UOP_SLOW=1; the feature is covered by default on the other target, and the kernels it builds on both by other tests
 slow_on = pytest.mark.slow_on
+
+def _slow_here(it) -> bool:
+  if "slow" in it.keywords: return True
+  on, spec = it.get_closest_marker("slow_on"), getattr(it, "callspec", None)
+  if on is None or spec is None or spec.params.get("emu") not in on.args: return False
+  return not on.kwargs.get("keep", lambda p: False)(spec.params)
 
 def pytest_collection_modifyitems(config, items):
   if os.environ.get("FA_UOP_SLOW", "0") == "1": return
   skip = pytest.mark.skip(reason="slow emulator run: set FA_UOP_SLOW=1")
   for it in items:
-    on = it.get_closest_marker("slow_on")
-    if "slow" in it.keywords or (on is not None and getattr(it, "callspec", None) is not None and it.callspec.params.get("emu") in on.args):
-      it.add_marker(skip)
+    if _slow_here(it): it.add_marker(skip)
 
 @pytest.fixture(params=EMULATED)
 def emu(request):

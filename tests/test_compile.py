@@ -79,7 +79,8 @@ def bwd_sinks(target, D, causal, dtype=dtypes.half, Nq=1000, Nk=900, H=4, Hkv=2)
   return (flash_bwd_dkdv(*ps([q, kv, kv, do, rows, rows, kv, kv]), target=target, cfg=c_kv, causal=causal),
           flash_bwd_dq(*ps([q, kv, kv, do, rows, rows, dq]), target=target, cfg=c_q, causal=causal))
 
-@pytest.mark.parametrize("arch,dtype", [("gfx1100", dtypes.half), slow("gfx1100", dtypes.bfloat16), ("sm_90", dtypes.half), ("sm_90", dtypes.bfloat16)],
+# gfx1100's backward kernels build by default with the mods (test_masked_kernels); these plain ones with FA_UOP_SLOW=1
+@pytest.mark.parametrize("arch,dtype", [slow("gfx1100", dtypes.half), slow("gfx1100", dtypes.bfloat16), ("sm_90", dtypes.half), ("sm_90", dtypes.bfloat16)],
                          ids=["gfx1100-fp16", "gfx1100-bf16", "sm_90-fp16", "sm_90-bf16"])
 def test_backward_kernels(arch, dtype):
   """both backward kernels build with the real compilers, use the target's MMA (and on sm_90 ldmatrix and cp.async), no LDS race"""
@@ -122,13 +123,16 @@ def decode_sinks(target, D, causal, splits, page=None, dtype=dtypes.half, B=2, H
     sinks.append(flash_combine(*[UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(outs + [((B, H, Nq, D), dtype), ((B, H, Nq), dtypes.float)])]))
   return sinks
 
-@pytest.mark.parametrize("D,causal,splits,page", [(128, True, 8, 16), (64, False, 1, None), slow(128, False, 1, 16), slow(32, True, 4, None)],
-                         ids=["d128-causal-split8-paged", "d64-dense", "d128-paged", "d32-causal-split4"])
-@pytest.mark.parametrize("arch", ["gfx1100", "sm_90"])
-def test_decode_kernels(arch, D, causal, splits, page):
+DECODE = {"d128-causal-split8-paged": (128, True, 8, 16), "d64-dense": (64, False, 1, None), "d128-paged": (128, False, 1, 16),
+          "d32-causal-split4": (32, True, 4, None)}
+
+@pytest.mark.parametrize("arch,case", [(a, c) if c == "d64-dense" or (a == "sm_90" and c.startswith("d128-causal")) else slow(a, c)
+                                       for a in ("gfx1100", "sm_90") for c in DECODE])
+def test_decode_kernels(arch, case):
   """the decoding kernel (GQA rows packed, 4 query heads per KV head) and the combine build with the real compilers: the target's
   MMA, cross-lane exchange and (sm_90) async copies and ldmatrix, no LDS race"""
   if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
+  D, causal, splits, page = DECODE[case]
   sinks = decode_sinks(TARGETS[arch], D, causal, splits, page)
   out = compile_source(render(sinks[0], arch), arch)
   assert all(ins in out for ins in EXPECT[arch]), f"{arch} decode lacks one of {EXPECT[arch]}"
@@ -169,3 +173,25 @@ def test_masked_kernels(arch):
     assert lds_hazards(lin) == [], name
     ids = Counter(u.arg for u in lin if u.op is Ops.RANGE)
     assert all(n == 1 for n in ids.values()) and sum(u.op is Ops.RANGE for u in lin) == sum(u.op is Ops.END for u in lin), name
+
+@pytest.mark.parametrize("arch", [slow("gfx1100"), "sm_90"])
+def test_dropin_mask_kernels(arch):
+  """the SDPA drop-in's mods build with the real compilers: a boolean (B, 1, 1, S) key-padding mask read as bools (the forward
+  and its block map's classify kernel) and an additive (1, H, L, 1) float bias as a score_mod"""
+  if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
+  from fa_uop.sdpa import _mask_mods
+  from fa_uop.mods import Mods
+  from fa_uop.blockmap import classify
+  N, D, H, target = 200, 64, 4, TARGETS[arch]
+  cfg = default_fwd_config(target, D)
+  q, kv, rows = ((2, H, N, D), dtypes.half), ((2, H, N, D), dtypes.half), ((2, H, N), dtypes.float)
+  ps = lambda shapes: [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)]
+  keep, bias = Mods(mask_mod=_mask_mods(True, (True, False, False, True))[0], n_args=1), Mods(score_mod=_mask_mods(False, (False, True, True, False))[1], n_args=1)
+  nR, nC = math.ceil(N / cfg.block_m), math.ceil(N / cfg.block_n)
+  sinks = (flash_fwd(*ps([q, kv, kv, q, rows, ((2, 1, 1, N), dtypes.bool), ((2, 1, nR, 2), dtypes.int32), ((2, 1, nR, nC), dtypes.int32)]), target=target, cfg=cfg, mods=keep),
+           classify(*ps([((2, 1, nR, nC), dtypes.int32), ((2, 1, 1, N), dtypes.bool)]), mods=keep, nq=N, nk=N, TR=cfg.block_m, TC=cfg.block_n, keys=True),
+           flash_fwd(*ps([q, kv, kv, q, rows, ((1, H, N, 1), dtypes.float)]), target=target, cfg=cfg, mods=bias))
+  for sink in sinks:
+    out = compile_source(render(sink, arch), arch)
+    assert sink is sinks[1] or EXPECT[arch][0] in out
+    assert lds_hazards(linear(sink, arch)) == []

@@ -84,6 +84,7 @@ def test_key_padding_and_empty_rows(emu, rng):
   fwd(rng, 2, 2, 1, 30, 50, 32, dtype=dtypes.bfloat16, keep=np.arange(50)[None, None, None, :] < lens[:, None, None, None],
       mask_mod=lambda b, h, q_idx, kv_idx, n: kv_idx < n[b], mod_args=(Tensor(lens, device="PYTHON"),))
 
+@slow_on("gfx1100")   # the block map's plan is the same code on every target
 def test_mask_mod_within_one_tile(emu, rng):
   """key padding where the keys (forward, dQ) and the queries (dK/dV) fit one tile with a tail: the map's only column tile is
   always masked, and no unmasked stage may be built (its tile index, then a constant, was loaded outside the loop that never
@@ -104,6 +105,7 @@ def test_everything_at_once(emu, rng):
       score_mod=lambda s, b, h, q_idx, kv_idx, d: s - 0.01 * (kv_idx - q_idx).cast(dtypes.float).maximum((q_idx - kv_idx).cast(dtypes.float)),
       mask_mod=lambda b, h, q_idx, kv_idx, d: d[b, q_idx].eq(d[b, kv_idx]), mod_args=(Tensor(doc, device="PYTHON"),))
 
+@slow_on("gfx1100")
 def test_window_visits_tiles_in_proportion_to_n(emu, monkeypatch):
   """a causal window of one tile visits O(N) tiles, full causal O(N²): the emulator's tensor-core calls, counted. With 32-row
   blocks over 32-key tiles, N=64 and 128: the window visits 1 + 2·(n-1) tiles of n row blocks (3, 7), causal n(n+1)/2 (3, 10)"""
@@ -144,6 +146,7 @@ def bwd(rng, B, H, Hkv, Nq, Nk, D, dtype=dtypes.half, keep=None, score=None, dsc
 
 @pytest.mark.parametrize("causal,window,Nq,Nk", [(True, (20, None), 70, 90), slow(False, (5, 7), 70, 90), (False, (0, 0), 50, 40),
                                                  slow(True, (40, 10), 64, 64)], ids=["causal-left20", "both-5-7", "empty-rows", "causal-both"])
+@slow_on("gfx1100", keep=lambda p: p["window"] == (0, 0))
 def test_window_gradients(emu, rng, causal, window, Nq, Nk):
   """dK/dV walk the queries that see their keys (the window mirrored), dQ the keys; rows that keep nothing get zero gradients"""
   bwd(rng, 1, 2, 1, Nq, Nk, 32, keep=window_keep(Nq, Nk, *window, causal), causal=causal, window=window)
@@ -196,6 +199,7 @@ def test_block_map_lists_the_tiles(emu, rng, keys):
         assert list(counts[b, h, rb]) == [len(part), len(full)], (b, h, rb, st, seed)
         assert list(idx[b, h, rb, :len(part) + len(full)]) == part + full, (b, h, rb, st, seed)
 
+@slow_on("gfx1100")
 def test_document_mask_visits_only_its_documents(emu, monkeypatch):
   """causal attention over 4 documents of one tile each visits the 4 diagonal tiles of the 10 full causal does (tensor-core calls)"""
   import tinygrad.runtime.ops_python as emulator

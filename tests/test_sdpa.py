@@ -61,7 +61,7 @@ def close(o, ref, msg):
   rel, err = np.linalg.norm(o - ref) / np.linalg.norm(ref), np.abs(o - ref).max()
   assert rel <= t["rel"] and err <= t["abs"], f"rel err {rel:.2e}, max abs err {err:.2e} {msg}"
 
-BOTH = ("causal-gqa", "key-padding-mqa")   # on both targets by default; the rest on sm_80 (gfx1100 with FA_UOP_SLOW=1)
+BOTH = ("causal-gqa",)   # on both targets by default; the rest on sm_80 (gfx1100 with FA_UOP_SLOW=1)
 
 @pytest.mark.parametrize("emu,case", [(t, c) if t == "sm_80" or c in BOTH else slow(t, c) for c in CASES for t in ("gfx1100", "sm_80")],
                          indirect=["emu"])
@@ -84,13 +84,13 @@ def test_matches_tinygrad_and_float64(emu, rng, spy, poisoned, case):
 def test_gradients(emu, rng, spy):
   """autograd through the drop-in (a key-padding mask, GQA) against float64"""
   r, seed = rng
-  qn, kn, vn, mn, mask = make_case(r, (2, 4, 24, 16), (2, 2, 32, 16), (2, 1, 1, 32), "bool")
+  qn, kn, vn, mn, mask = make_case(r, (2, 2, 24, 16), (2, 1, 32, 16), (2, 1, 1, 32), "bool")
   q, k, v = (tensor(x) for x in (qn, kn, vn))
-  do_n = r.standard_normal((2, 4, 24, 16))
+  do_n = r.standard_normal((2, 2, 24, 16))
   out = fa_uop.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=True)
   grads = (out.float() * Tensor(do_n.astype(np.float32), device="PYTHON")).sum().gradient(q, k, v)
   assert spy == ["fa_uop"]
-  keep = np.broadcast_to(mn, (2, 4, 24, 32))
+  keep = np.broadcast_to(mn, (2, 2, 24, 32))
   for name, g, ref in zip("qkv", grads, attention_bwd_ref(qn, kn, vn, do_n, keep=keep)):
     err = np.abs(host(g) - ref).max() / np.abs(ref).max()
     assert err < 2e-2, f"d{name} err {err:.2e} (seed {seed})"
@@ -143,7 +143,7 @@ def test_sharded(emu, rng, spy, poisoned):
   """heads sharded over two devices with a key-padding mask whole on each: fa_uop's kernels per shard; the same mask with the
   batch sharded reads the sharded axis, so tinygrad's SDPA runs it, with the same answer"""
   r, seed = rng
-  qn, kn, vn, mn, _ = make_case(r, (2, 4, 24, 16), (2, 2, 24, 16), (2, 1, 1, 24), "bool")
+  qn, kn, vn, mn, _ = make_case(r, (2, 2, 16, 16), (2, 2, 16, 16), (2, 1, 1, 16), "bool")
   ref = reference(qn, kn, vn, mn, "bool", False, True, None)
   devs = devices(emu)
   for axis, ran in ((1, "fa_uop"), (0, "tinygrad")):
@@ -155,12 +155,12 @@ def test_sharded(emu, rng, spy, poisoned):
 
 @slow_on("gfx1100")
 def test_readme_example(emu, spy):
-  """examples/sdpa_patch.py: a tinygrad model, unchanged, on fa_uop's kernels under patch()"""
+  """examples/sdpa_patch.py: a tinygrad model, unchanged, on fa_uop's kernels under patch() (at a small size)"""
   import importlib.util, pathlib
   spec = importlib.util.spec_from_file_location("sdpa_patch", pathlib.Path(__file__).parents[1] / "examples" / "sdpa_patch.py")
   mod = importlib.util.module_from_spec(spec)
   spec.loader.exec_module(mod)
-  assert mod.main() < 2e-2 and spy == ["fa_uop"]
+  assert mod.main(T=16, DIM=32, HEADS=2, KV_HEADS=1) < 2e-2 and spy == ["fa_uop"]
 
 def e(*shape, dtype=dtypes.half): return Tensor.empty(*shape, dtype=dtype, device="PYTHON")
 
