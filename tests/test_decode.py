@@ -64,9 +64,11 @@ def test_contiguous(emu, rng, Nq, causal, splits): check(rng, 3, 4, 2, Nq, 70, 3
 # under 16-key tiles (one lookup per tile)
 @pytest.mark.parametrize("page,cfg,Nmax", [(16, FwdConfig(16, 32, 1), 80), (32, FwdConfig(16, 16, 1), 96)], ids=["page16-tile32", "page32-tile16"])
 @pytest.mark.parametrize("Nq,causal,splits", [(1, False, 2), (3, True, 1), slow(2, True, 4)])
+@slow_on("gfx1100", keep=lambda p: p["page"] == 16)
 def test_paged(emu, rng, page, cfg, Nmax, Nq, causal, splits): check(rng, 3, 4, 2, Nq, Nmax, 32, causal, splits, page=page, cfg=cfg)
 
 @pytest.mark.parametrize("H,Hkv", [(4, 4), (4, 1), slow(8, 2)], ids=["mha", "mqa", "gqa4"])
+@slow_on("gfx1100", keep=lambda p: p["Hkv"] == 1)
 def test_heads(emu, rng, H, Hkv): check(rng, 2, H, Hkv, 2, 50, 32, True, 2)
 
 @pytest.mark.parametrize("D,dtype", [(64, dtypes.bfloat16), (16, dtypes.half), slow(128, dtypes.half), slow(128, dtypes.bfloat16)],
