@@ -51,6 +51,7 @@ def test_tile_plan_against_the_definition():
 @pytest.mark.parametrize("causal,window", [slow(True, (20, None)), (False, (5, 7)), slow(False, (None, 3)), (True, (40, 10)), slow(False, (0, 0)),
                                            slow(True, (3, None)), slow(False, (100, None))],
                          ids=["causal-left20", "both-5-7", "right3", "causal-left40-right10", "diagonal", "causal-left3", "left100"])
+@slow_on("gfx1100", keep=lambda p: p["window"] == (5, 7))
 def test_window(emu, rng, causal, window):
   """one- and two-sided windows, with causal, widths below and above a 32-key tile, Nq != Nk, GQA"""
   fwd(rng, 1, 2, 1, 70, 90, 32, keep=window_keep(70, 90, *window, causal), causal=causal, window=window)
@@ -71,6 +72,7 @@ def test_alibi_score_mod(emu, rng):
   fwd(rng, 1, 4, 2, 40, 40, 32, score=lambda s: s + slopes[None, :, None, None] * (j - i), causal=True,
       score_mod=lambda s, b, h, q_idx, kv_idx, sl: s + sl[h] * (kv_idx - q_idx).cast(dtypes.float), mod_args=(Tensor(slopes, device="PYTHON"),))
 
+@slow_on("gfx1100")   # a document mask_mod on gfx1100 by default: test_everything_at_once
 def test_document_mask(emu, rng):
   """packed sequences: a query sees the keys of its own document only, from per-token document ids"""
   r, _ = rng
@@ -173,6 +175,7 @@ def test_score_and_mask_mod_gradients(emu, rng):
 # *** block maps of a mask_mod ***
 
 @pytest.mark.parametrize("keys", [True, False], ids=["queries-x-keys", "keys-x-queries"])
+@slow_on("gfx1100")   # the map kernels are built for gfx1100 by test_compile's masked kernels and run by test_everything_at_once
 def test_block_map_lists_the_tiles(emu, rng, keys):
   """the classify and compact kernels against the map computed here: per row block, its partial tiles then its full ones, each from
   the last down, with the sequence tails (a key tail masks; in the transposed map neither tail matters) and a per-head mask"""

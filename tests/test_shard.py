@@ -1,5 +1,6 @@
 """Tensors sharded over two emulated devices (Tensor.shard): forward, gradients and the KV-cache function against float64, the
 outputs sharded as the inputs, and what cannot be sharded refused."""
+import math
 import numpy as np, pytest
 from tinygrad import Tensor, dtypes
 import fa_uop.api, fa_uop.tune as tune
@@ -35,20 +36,21 @@ def test_forward_and_gradients(emu, rng, poisoned, axis):
 
 @slow_on("gfx1100")
 def test_backward_function_and_mods(emu, rng, poisoned):
-  """flash_attention_backward on head-sharded tensors with a window and a mask_mod that reads b (the batch index is not the
-  sharded one), its map built whole on each device"""
+  """flash_attention_backward on head-sharded tensors with a window, and key padding as a score_mod that reads b (the batch
+  index is not the sharded one) from a buffer whole on each device (a mask_mod's block map on sharded tensors: test_sdpa)"""
   r, seed = rng
   (qn, kn, vn), ts = qkv(r, 2, 2, 2, 20, 20, 16, dtypes.half)
   devs = devices(emu)
   q, k, v = sharded(ts, devs, 1)
   lens = np.array([14, 20], np.int32)   # every row keeps a key: window 9 reaches key 10 from row 19
-  kw = dict(causal=True, window=(9, None), mask_mod=lambda b, h, qi, kj, n: kj < n[b], mod_args=(Tensor(lens, device="PYTHON").shard(devs),))
+  kw = dict(causal=True, window=(9, None), score_mod=lambda s, b, h, qi, kj, n: (kj < n[b]).where(s, -math.inf),
+            mod_args=(Tensor(lens, device="PYTHON").shard(devs),))
   o, lse = flash_attention(q, k, v, return_lse=True, **kw)
   do_n = r.standard_normal((2, 2, 20, 16))
   dq, dk, dv = flash_attention_backward(q, k, v, o, lse, Tensor(do_n.astype(np.float32), device="PYTHON").shard(devs, axis=1), **kw)
   i, j = np.arange(20)[:, None], np.arange(20)[None, :]
   keep = ((j <= i) & (j >= i - 9))[None, None] & (j[None, None] < lens[:, None, None, None])
-  ref_o, ref_lse = attention_ref(qn, kn, vn, keep=keep)
+  ref_o, ref_lse = attention_ref(qn, kn, vn, keep=keep)   # a -inf score is a hidden pair
   assert_close(host(o), lse.numpy().astype(np.float64), ref_o, ref_lse, dtypes.half, f"(seed {seed})")
   for name, g, ref in zip("qkv", (dq, dk, dv), attention_bwd_ref(qn, kn, vn, do_n, keep=keep)):
     err = np.abs(host(g) - ref).max() / np.abs(ref).max()
