@@ -2,6 +2,7 @@
 shard's shape), so the kernels need nothing; the entry points check that q, k and v are sharded alike over an axis they can
 split (batch or heads) and make their outputs sharded the same way."""
 from __future__ import annotations
+from typing import Callable
 from tinygrad import Tensor, UOp
 from tinygrad.dtype import DType
 
@@ -27,13 +28,16 @@ def check(names:tuple[str, ...], ts:tuple[Tensor, ...], axes:tuple[int, ...]=(0,
                      "or not at all (replicated); a kernel must see whole sequences")
   return got[0]
 
-def empty(ref:Tensor, shape:tuple[int, ...], dtype:DType) -> Tensor:
-  """an output of `shape` whose leading axes are ref's (batch, heads), sharded as ref is: each device's kernel writes its shard"""
-  if isinstance(ref.device, str): return Tensor.empty(*shape, dtype=dtype, device=ref.device)
-  ax = axis(ref)
-  if ax is None: return Tensor.empty(*shape, dtype=dtype, device=ref.device)
+def alike(ref:Tensor, shape:tuple[int, ...], make:Callable[[tuple[int, ...], str|tuple[str, ...]], Tensor]) -> Tensor:
+  """a tensor of `shape` whose leading axes are ref's (batch, heads), on ref's devices and sharded as ref is, each device's part
+  made by make(its shape, its device)"""
+  if (ax:=axis(ref)) is None: return make(shape, ref.device)
   part = tuple(s // len(ref.device) if i == ax else s for i, s in enumerate(shape))
-  return Tensor(UOp.mstack(*[Tensor.empty(*part, dtype=dtype, device=d).uop for d in ref.device]).unshard(ax))
+  return Tensor(UOp.mstack(*[make(part, d).uop for d in ref.device]).unshard(ax))
+
+def empty(ref:Tensor, shape:tuple[int, ...], dtype:DType) -> Tensor:
+  """an output of `shape` sharded as ref is (see alike): each device's kernel writes its shard"""
+  return alike(ref, shape, lambda s, d: Tensor.empty(*s, dtype=dtype, device=d))
 
 def local_shape(t:Tensor) -> tuple[int, ...]:
   """the shape each device's kernels see: the shard's"""

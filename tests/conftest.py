@@ -2,7 +2,7 @@ import functools, os, shutil
 # copying a multi-device tensor to numpy goes through tinygrad's CPU device, which compiles with $CC (.ci/run installs clang-15)
 if shutil.which("clang-15"): os.environ.setdefault("CC", "clang-15")
 import numpy as np, pytest
-from tinygrad import Tensor, UOp, Context, dtypes
+from tinygrad import Tensor, Context, dtypes
 from tinygrad.device import canonicalize_device
 import fa_uop.api
 from fa_uop import flash_fwd, target_for, FwdConfig, shard
@@ -49,12 +49,8 @@ def no_kernel(monkeypatch):
 def poisoned(monkeypatch):
   """the API's outputs (fa_uop.shard.empty: single-device, replicated or sharded) filled with NaN before its kernels run, so an
   element they leave unwritten fails the test"""
-  def nan(shape, dtype, device): return Tensor.full(shape, float("nan"), dtype=dtype, device=device).contiguous().realize()
   def empty(ref, shape, dtype):
-    if isinstance(ref.device, str) or shard.axis(ref) is None: return nan(shape, dtype, ref.device)
-    ax, n = shard.axis(ref), len(ref.device)
-    part = tuple(s // n if i == ax else s for i, s in enumerate(shape))
-    return Tensor(UOp.mstack(*[nan(part, dtype, d).uop for d in ref.device]).unshard(ax))
+    return shard.alike(ref, shape, lambda s, d: Tensor.full(s, float("nan"), dtype=dtype, device=d).contiguous().realize())
   monkeypatch.setattr(shard, "empty", empty)
 
 @pytest.fixture
