@@ -1,6 +1,6 @@
 """Render and compile kernels for a target without its GPU: the generated HIP or CUDA source, and the real compilers' output."""
 from __future__ import annotations
-import os, shutil, subprocess, tempfile
+import os, re, shutil, subprocess, tempfile
 from tinygrad import UOp
 from tinygrad.codegen import full_rewrite_to_sink, line_rewrite, pm_linearize_cleanups
 from tinygrad.codegen.late.linearizer import linearize
@@ -70,12 +70,23 @@ def lds_hazards(lst:list[UOp]) -> list[str]:
     return pend
   walk(0, len(lst), {})
   return sorted(set(out))
+def amd_clang() -> str|None:
+  """the clang that builds HIP for every AMD target here: LLVM 20 or newer knows gfx950 (Debian's clang-22)"""
+  return shutil.which("clang-22")
+
+def resources(asm:str) -> dict[str, int]:
+  """what an AMDGPU kernel's assembly says it uses: VGPRs (on CDNA arch VGPRs and AGPRs together), AGPRs, SGPRs, LDS bytes, scratch
+  bytes per lane and VGPRs spilled"""
+  keys = {"vgpr": "vgpr_count", "agpr": "agpr_count", "sgpr": "sgpr_count", "lds": "group_segment_fixed_size", "scratch": "private_segment_fixed_size",
+          "vgpr_spill": "vgpr_spill_count"}
+  return {k: int(m.group(1)) if (m:=re.search(rf"\.{v}:\s*(\d+)", asm)) else 0 for k, v in keys.items()}
+
 def compile_source(src:str, arch:str) -> str:
   """Compile with the real toolchain and return the text to inspect: gfx* with clang -> AMDGPU assembly, sm_* with nvcc -> PTX.
   Raises CalledProcessError with the compiler's messages on failure."""
   with tempfile.TemporaryDirectory() as d:
     if arch.startswith("gfx"):
-      clang = os.environ.get("FA_UOP_CLANG") or shutil.which("clang-15") or "clang"
+      clang = os.environ.get("FA_UOP_CLANG") or amd_clang() or "clang"
       cmd = [clang, "-x", "hip", "--cuda-device-only", f"--offload-arch={arch}", "-nogpulib", "-nogpuinc", "-O3", "-S", "-o", f"{d}/out.s", f"{d}/k.hip"]
       fn, out = f"{d}/k.hip", f"{d}/out.s"
     else:

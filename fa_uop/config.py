@@ -14,10 +14,12 @@ class FwdConfig:
     p_tile = 0 if target.mma_device == "CUDA" else self.block_m * self.block_n  # P goes through LDS where C and A layouts differ
     return itemsize * ((self.block_m + 2 * self.block_n) * d + p_tile)
   def check(self, target:Target, d:int) -> None:
+    target = target.narrowed(d, self.block_n)
     M, N, K = target.mma
     if self.warps < 1 or self.warps & (self.warps - 1): raise ValueError(f"warps={self.warps} must be a power of two")
     if self.block_m % (self.warps * M): raise ValueError(f"block_m={self.block_m} must split into {self.warps} warps of {M}-row MMA tiles")
-    if self.block_n % 16 or self.block_n % N: raise ValueError(f"block_n={self.block_n} must be a multiple of 16 and of the MMA N={N}")
+    if self.block_n % 16 or self.block_n % N or self.block_n % K:
+      raise ValueError(f"block_n={self.block_n} must be a multiple of 16 and of the MMA N={N} and K={K}")
     if d % K or d % N: raise ValueError(f"head dim {d} must be a multiple of the MMA K={K} and N={N}")
     if (lds:=self.lds_bytes(target, d)) > target.lds_bytes: raise ValueError(f"{self} needs {lds} bytes of LDS at D={d}, {target.arch} has {target.lds_bytes}")
   def __str__(self) -> str: return f"{self.block_m}x{self.block_n}x{self.warps}"
@@ -38,8 +40,10 @@ def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
   """(dK/dV, dQ) configs: 64 rows over 4 warps and 32 columns fit 48 KB of LDS up to D=128 in both"""
   return BwdConfig(64, 32, 4), BwdConfig(64, 32, 4)
 
-# what the tuner tries; each is checked per target and head dim
-CANDIDATES = (FwdConfig(64, 32, 4), FwdConfig(64, 64, 4), FwdConfig(128, 32, 8), FwdConfig(128, 64, 8), FwdConfig(64, 16, 4))
+# what the tuner tries; each is checked per target and head dim, so a target gets those its LDS holds: the last two take 80 and 128 KB
+# at D=128 (of those here only gfx950's 160 KB), less at smaller head dims
+CANDIDATES = (FwdConfig(64, 32, 4), FwdConfig(64, 64, 4), FwdConfig(128, 32, 8), FwdConfig(128, 64, 8), FwdConfig(64, 16, 4),
+              FwdConfig(128, 64, 4), FwdConfig(128, 128, 8))
 
 def candidates(target:Target, d:int) -> list[FwdConfig]:
   def ok(c:FwdConfig) -> bool:

@@ -143,6 +143,7 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   mods = mods or Mods(causal=causal)
   B, H, Nq, D = q.shape
   Hkv, Nk = k.shape[1], k.shape[2]
+  target = target.narrowed(D, cfg.block_n)   # the MMAs run over the head dim and the tile's columns
   cfg.check(target, D)
   BM, BN = cfg.block_m, cfg.block_n
 

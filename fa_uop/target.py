@@ -63,11 +63,15 @@ class Target:
   ldsm: Callable[[UOp, bool, str, DType], list[UOp]]|None = None  # four 8x8 16-bit matrices from LDS; twin: element loads
   # per operand: (row, col) in the tile whose address lane gives; not part of the hash (a dict), ldsm already tells the paths apart
   ldsm_addr: dict[str, Callable[[UOp], tuple[UOp, UOp]]]|None = field(default=None, hash=False, compare=False)
-  # MMA K-steps unrolled in the graph rather than left as a loop: LLVM 15's AMDGPU instruction selection crashes on a loop-carried
-  # WMMA accumulator pair that its optimizer merged into one <16 x float> (the dK/dV kernel at D=128)
-  unroll_k: bool = False
   multiprocessors: int = 1      # SMs or CUs of the family's common part, where the device cannot be asked (the emulator)
-  def portable(self) -> Target: return replace(self, shuffle=None, copy16=None, copy_wait=None, ldsm=None, ldsm_addr=None)
+  # the same GPU with a narrower MMA K, for head dims and tiles the wide one does not divide (CDNA4's 16x16x16 beside its 16x16x32)
+  narrow: Target|None = None
+  def portable(self) -> Target:
+    return replace(self, shuffle=None, copy16=None, copy_wait=None, ldsm=None, ldsm_addr=None, narrow=self.narrow and self.narrow.portable())
+  def narrowed(self, *extents:int) -> Target:
+    """the description a kernel is built with whose MMAs run over these K extents (the head dim, a tile's keys or queries): this one,
+    or its narrow MMA where one of them is no multiple of the K"""
+    return self.narrow if self.narrow is not None and any(x % self.mma[2] for x in extents) else self
 
 def _scalar(u:UOp) -> UOp: return u.load() if u.op is Ops.INDEX else u
 
@@ -104,7 +108,7 @@ def _cuda_ldsm(addr:UOp, trans:bool, name:str, dtype:DType) -> list[UOp]:
 RDNA3 = Target("gfx1100", "AMD", 32, (16, 16, 16),
   a=Frag((16, 16), 1, lanes=(0,), elems=(1,)), b=Frag((16, 16), 1, lanes=(0,), elems=(1,)),
   c=Frag((8, 2, 16), 2, lanes=(1, 2), elems=(0,)),
-  lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, unroll_k=True, multiprocessors=96)
+  lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=96)
 
 # mma.sync m16n8k16 (PTX ISA "Matrix Fragments for mma.m16n8k16"): groupID = lane//4 picks rows (A, C) or the column (B)
 SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
@@ -117,14 +121,32 @@ SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
   ldsm_addr={"a": lambda l: (l % 8 + (l // 8 % 2) * 8, l // 16 * 8), "b": lambda l: (l % 8 + l // 16 * 8, l // 8 % 2 * 8),
              "bt": lambda l: (l % 8 + (l // 8 % 2) * 8, l // 16 * 8)})
 
+# RDNA4 wmma_f32_16x16x16 (gfx12): no duplicated operands; A and B hold k 0-3 and 8-11 of row (column) lane%16 in lanes 0-15, k 4-7
+# and 12-15 in lanes 16-31; C holds column lane%16, rows 8(lane//16)+e
+RDNA4 = Target("gfx1201", "AMD", 32, (16, 16, 16),
+  a=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)), b=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)),
+  c=Frag((2, 8, 16), 2, lanes=(0, 2), elems=(1,)),
+  lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=64)
+
+# CDNA MFMA on 64-lane waves, v_mfma_f32_16x16x{16,32}: A and B hold K/4 consecutive k of row (column) lane%16, the k block lane//16;
+# C holds column lane%16, rows 4(lane//16)+e. ds_bpermute addresses all 64 lanes
+def _cdna(arch:str, k:int, lds:int, cus:int, narrow:Target|None=None) -> Target:
+  ab = Frag((16, 4, k // 4), 1, lanes=(1, 0), elems=(2,))
+  return Target(arch, "AMD", 64, (16, 16, k), a=ab, b=ab, c=Frag((4, 4, 16), 2, lanes=(0, 2), elems=(1,)), lds_bytes=lds,
+                in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=cus, narrow=narrow)
+CDNA3 = _cdna("gfx942", 16, 65536, 304)                                       # MI300X: 64 KB of LDS per CU
+CDNA4 = _cdna("gfx950", 32, 163840, 256, narrow=_cdna("gfx950", 16, 163840, 256))  # MI355X: 160 KB
+
 def target_for(device:str) -> Target:
   """The target that runs kernels on a tinygrad device; the PYTHON emulator gets the portable twin of the one it models."""
-  supported = "supported are AMD RDNA3 (gfx11xx) and NVIDIA sm_80+ (DEV=AMD, CUDA or NV), or tinygrad's emulator of them (DEV=PYTHON::<arch>)"
+  supported = ("supported are AMD RDNA3 (gfx11xx), RDNA4 (gfx12xx), CDNA3 (gfx942), CDNA4 (gfx950) and NVIDIA sm_80+ (DEV=AMD, CUDA or NV), "
+               "or tinygrad's emulator of them (DEV=PYTHON::<arch>)")
   if device.split(":")[0].upper() not in ("AMD", "CUDA", "NV", "PYTHON"): raise ValueError(f"device {device!r} has no fa_uop target: {supported}")
   arch = Device[device].renderer.target.arch
-  base = RDNA3 if arch.startswith("gfx11") else SM80 if arch.startswith("sm_") and int(arch[3:]) >= 80 else None
+  base = RDNA3 if arch.startswith("gfx11") else RDNA4 if arch.startswith("gfx12") else {"gfx942": CDNA3, "gfx950": CDNA4}.get(arch) \
+    or (SM80 if arch.startswith("sm_") and int(arch[3:]) >= 80 else None)
   if base is None: raise ValueError(f"device {device!r} (arch {arch!r}) has no fa_uop target: {supported}")
-  base = replace(base, arch=arch)
+  base = replace(base, arch=arch, narrow=base.narrow and replace(base.narrow, arch=arch))
   return base.portable() if device.split(":")[0] == "PYTHON" else base
 
 def multiprocessors(device:str, target:Target) -> int:

@@ -227,18 +227,10 @@ def mma(blk:Block, acc:UOp, a:Callable[[UOp, UOp], UOp], b:Callable[[UOp, UOp], 
   M, N, K = t.mma
   tm, tn, _ = acc.shape
   g = b_group(blk)
-  def step(kk:UOp|int, prev:tuple) -> UOp:
-    ng, m = blk.range(tn // g), blk.range(tm)
-    bf = b(ng * g * N, kk)
-    outs = [acc.after(*prev)[m, ng * g + j] for j in range(g)]
-    return UOp.group(*[o.store(UOp.wmma(a(m, kk), bf[j], o.after(kk) if isinstance(kk, UOp) else o, (N, M, K), t.mma_device, t.warp))
-                       for j, o in enumerate(outs)]).end(m).end(ng)
-  if not t.unroll_k:
-    kk = blk.range(ksteps, AxisType.REDUCE)
-    return step(kk, ()).end(kk)
-  done:tuple = ()
-  for kk in range(ksteps): done = (step(kk, done),)
-  return done[0]
+  kk, ng, m = blk.range(ksteps, AxisType.REDUCE), blk.range(tn // g), blk.range(tm)
+  bf = b(ng * g * N, kk)
+  outs = [acc[m, ng * g + j] for j in range(g)]
+  return UOp.group(*[o.store(UOp.wmma(a(m, kk), bf[j], o.after(kk), (N, M, K), t.mma_device, t.warp)) for j, o in enumerate(outs)]).end(m).end(ng).end(kk)
 
 # *** across the lanes of a warp ***
 

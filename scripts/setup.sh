@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Set up a fresh machine: clang-15 (the gfx1100 compile checks), a Python >= 3.12 venv in .venv (3.12 first) with the pinned dependencies.
+# Set up a fresh machine: clang-22 (the AMD compile checks: LLVM 20+ knows gfx950), a Python >= 3.12 venv in .venv (3.12 first) with the pinned dependencies.
 # Idempotent; run from anywhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v clang-15 >/dev/null; then
-  if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang-15 >/dev/null
-  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang-15 >/dev/null; fi
+if ! command -v clang-22 >/dev/null; then
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang-22 >/dev/null
+  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang-22 >/dev/null; fi
 fi
 # tinygrad's emulator needs Python >= 3.12 for native half: 3.12 (then 3.13) from PATH or pyenv's versions folder.
 # No pipes here: under pipefail, `pyenv versions | grep -m1` fails now and then when grep's early exit kills pyenv (SIGPIPE).

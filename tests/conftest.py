@@ -1,13 +1,16 @@
 import functools, os, shutil
-# copying a multi-device tensor to numpy goes through tinygrad's CPU device, which compiles with $CC (.ci/run installs clang-15)
-if shutil.which("clang-15"): os.environ.setdefault("CC", "clang-15")
+# copying a multi-device tensor to numpy goes through tinygrad's CPU device, which compiles with $CC (.ci/run installs clang-22)
+if shutil.which("clang-22"): os.environ.setdefault("CC", "clang-22")
 import numpy as np, pytest
 from tinygrad import Tensor, Context, dtypes
 from tinygrad.device import canonicalize_device
 import fa_uop.api
 from fa_uop import flash_fwd, target_for, FwdConfig, shard
 
-EMULATED = ("gfx1100", "sm_80")
+# the emulated targets; FA_UOP_TARGETS=gfx942,... runs the tests on those only, each with what the default suite runs on sm_80
+# (the newer AMD targets run a subset by default: the tests marked all_targets)
+EMULATED = tuple(os.environ.get("FA_UOP_TARGETS", "").split(",")) if os.environ.get("FA_UOP_TARGETS") else ("gfx1100", "sm_80", "gfx942", "gfx950", "gfx1201")
+NEWER = () if os.environ.get("FA_UOP_TARGETS") else ("gfx942", "gfx950", "gfx1201")
 
 def slow(*values):
   """a parameter set that runs only with FA_UOP_SLOW=1: the default suite keeps each feature covered within CI's time"""
@@ -17,10 +20,19 @@ def slow(*values):
 # only with FA_UOP_SLOW=1; the feature is covered by default on the other target, and the kernels it builds on both by other tests
 slow_on = pytest.mark.slow_on
 
+# @all_targets[(keep=lambda params: ...)]: the test (the parameter sets keep accepts) runs on the newer AMD targets by default too;
+# together these cover every feature on each of them, the rest of the grid runs there with FA_UOP_SLOW=1
+all_targets = pytest.mark.all_targets
+
 def _slow_here(it) -> bool:
   if "slow" in it.keywords: return True
-  on, spec = it.get_closest_marker("slow_on"), getattr(it, "callspec", None)
-  if on is None or spec is None or spec.params.get("emu") not in on.args: return False
+  spec = getattr(it, "callspec", None)
+  emu = spec.params.get("emu") if spec is not None else None
+  if emu in NEWER:
+    on = it.get_closest_marker("all_targets")
+    return on is None or not on.kwargs.get("keep", lambda p: True)(spec.params)
+  on = it.get_closest_marker("slow_on")
+  if on is None or emu not in on.args: return False
   return not on.kwargs.get("keep", lambda p: False)(spec.params)
 
 def pytest_collection_modifyitems(config, items):

@@ -5,7 +5,7 @@ import fa_uop.api
 from fa_uop import flash_attention_with_kvcache, flash_decode, flash_combine, target_for, FwdConfig, SM80
 from fa_uop.config import decode_splits, default_decode_config
 from fa_uop.reference import kvcache_ref
-from conftest import TOL, assert_close, slow, slow_on
+from conftest import TOL, assert_close, slow, slow_on, all_targets
 
 def rand(r, shape, dtype):
   """random normal values in dtype on the emulator, and the float64 numpy copy of what the kernel sees"""
@@ -65,6 +65,7 @@ def test_contiguous(emu, rng, Nq, causal, splits): check(rng, 3, 4, 2, Nq, 70, 3
 @pytest.mark.parametrize("page,cfg,Nmax", [(16, FwdConfig(16, 32, 1), 80), (32, FwdConfig(16, 16, 1), 96)], ids=["page16-tile32", "page32-tile16"])
 @pytest.mark.parametrize("Nq,causal,splits", [(1, False, 2), (3, True, 1), slow(2, True, 4)])
 @slow_on("gfx1100", keep=lambda p: p["page"] == 16)
+@all_targets(keep=lambda p: p["page"] == 16 and p["Nq"] == 3)
 def test_paged(emu, rng, page, cfg, Nmax, Nq, causal, splits): check(rng, 3, 4, 2, Nq, Nmax, 32, causal, splits, page=page, cfg=cfg)
 
 @pytest.mark.parametrize("H,Hkv", [(4, 4), (4, 1), slow(8, 2)], ids=["mha", "mqa", "gqa4"])

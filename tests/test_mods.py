@@ -4,7 +4,7 @@ from tinygrad import Tensor, dtypes
 from fa_uop import flash_attention, FwdConfig
 from fa_uop.mods import tile_plan
 from fa_uop.reference import attention_ref, attention_bwd_ref
-from conftest import qkv, assert_close, slow, slow_on, TOL
+from conftest import qkv, assert_close, slow, slow_on, TOL, all_targets
 
 CFG = FwdConfig(32, 32, 2)
 
@@ -97,6 +97,7 @@ def test_mask_mod_within_one_tile(emu, rng):
   fwd(rng, 2, 1, 1, 17, 20, 16, **kw)
   bwd(rng, 2, 1, 1, 17, 20, 16, **kw)
 
+@all_targets
 def test_everything_at_once(emu, rng):
   """window, softcap, a score_mod and a mask_mod together, GQA"""
   r, _ = rng
@@ -160,6 +161,7 @@ def test_softcap_gradients_on_large_scores(emu, rng):
       softcap=0.25)
 
 @slow_on("gfx1100")
+@all_targets
 def test_score_and_mask_mod_gradients(emu, rng):
   """ALiBi from per-head slopes and a document mask, GQA (dK/dV sum over the group), bf16"""
   r, _ = rng

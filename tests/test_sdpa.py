@@ -5,7 +5,7 @@ import numpy as np, pytest
 from tinygrad import Tensor, Context, dtypes
 import fa_uop, fa_uop.sdpa as sdpa
 from fa_uop.reference import attention_ref, attention_bwd_ref
-from conftest import devices, slow, slow_on, TOL
+from conftest import devices, slow, slow_on, TOL, all_targets
 
 @pytest.fixture
 def spy(monkeypatch):
@@ -139,6 +139,7 @@ def test_patch_routes_and_restores(spy):
     assert Tensor.scaled_dot_product_attention is original
 
 @slow_on("gfx1100")
+@all_targets
 def test_sharded(emu, rng, spy, poisoned):
   """heads sharded over two devices with a key-padding mask whole on each: fa_uop's kernels per shard; the same mask with the
   batch sharded reads the sharded axis, so tinygrad's SDPA runs it, with the same answer"""

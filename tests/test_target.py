@@ -2,8 +2,9 @@ import numpy as np, pytest
 from tinygrad import Tensor, UOp, dtypes, Device
 from tinygrad.uop.ops import AxisType, KernelInfo
 from tinygrad.dtype import AddrSpace
-from fa_uop import SM80, RDNA3, target_for
+from fa_uop import SM80, RDNA3, RDNA4, CDNA3, CDNA4, target_for
 from fa_uop.tiles import Block, a_from_acc
+from conftest import all_targets
 
 def test_sm80_layouts_match_ptx():
   # PTX ISA, mma.m16n8k16 f16: groupID = lane>>2, threadID_in_group = lane%4
@@ -18,28 +19,54 @@ def test_rdna3_layouts():
     for e in range(16): assert RDNA3.a.coords(lane, e) == (lane % 16, e) and RDNA3.b.coords(lane, e) == (lane % 16, e)
     for e in range(8): assert RDNA3.c.coords(lane, e) == (2 * e + lane // 16, lane % 16)
 
+def test_rdna4_layouts():
+  # gfx12 WMMA 16x16x16: lanes 0-15 hold k 0-3 and 8-11 of their row, lanes 16-31 k 4-7 and 12-15; C: 8 rows per lane
+  for lane in range(32):
+    for e in range(8):
+      k = (e // 4) * 8 + (lane // 16) * 4 + e % 4
+      assert RDNA4.a.coords(lane, e) == (lane % 16, k) and RDNA4.b.coords(lane, e) == (lane % 16, k)
+      assert RDNA4.c.coords(lane, e) == (8 * (lane // 16) + e, lane % 16)
+
+@pytest.mark.parametrize("t", [CDNA3, CDNA4, CDNA4.narrow], ids=["gfx942", "gfx950", "gfx950-narrow"])
+def test_cdna_layouts(t):
+  # MFMA 16x16xK on 64 lanes: A and B hold K/4 consecutive k of row (column) lane%16 from k = (lane//16)·K/4; C: column lane%16,
+  # rows 4(lane//16)..+3
+  K = t.mma[2]
+  for lane in range(64):
+    for e in range(K // 4):
+      assert t.a.coords(lane, e) == (lane % 16, (lane // 16) * (K // 4) + e) and t.b.coords(lane, e) == (lane % 16, (lane // 16) * (K // 4) + e)
+    for e in range(4): assert t.c.coords(lane, e) == (4 * (lane // 16) + e, lane % 16)
+
+def test_narrow_mma_where_the_wide_one_does_not_divide():
+  assert CDNA4.mma == (16, 16, 32) and CDNA4.narrowed(64) is CDNA4 and CDNA4.narrowed(48).mma == CDNA4.narrowed(64, 16).mma == (16, 16, 16)
+  assert CDNA3.narrowed(48) is CDNA3 and CDNA4.portable().narrowed(48).shuffle is None
+
 def test_lane_groups():
   assert SM80.c.lane_xor_offsets(rows=False) == (1, 2) and RDNA3.c.lane_xor_offsets(rows=False) == (1, 2, 4, 8)
+  assert RDNA4.c.lane_xor_offsets(rows=False) == CDNA3.c.lane_xor_offsets(rows=False) == CDNA4.c.lane_xor_offsets(rows=False) == (1, 2, 4, 8)
 
 def test_p_stays_in_registers_only_where_layouts_line_up():
   acc = lambda t: UOp.placeholder((1, 4, t.c.nelems), dtypes.half, slot=0, addrspace=AddrSpace.REG)
   assert a_from_acc(Block(SM80, 1), acc(SM80)) is not None
   assert a_from_acc(Block(RDNA3, 1), acc(RDNA3)) is None
+  assert all(a_from_acc(Block(t, 1), acc(t)) is None for t in (RDNA4, CDNA3, CDNA4))
 
+@all_targets
 def test_target_for(emu):
   t = target_for("PYTHON")
   assert t.arch == emu and t.shuffle is None, "the emulator gets the portable twin"
   with pytest.raises(ValueError, match="has no fa_uop target"): target_for("CPU")
 
+@all_targets
 def test_one_mma_through_fragment_views(emu, rng):
   """one warp, one MMA: the fragment views must hand the emulated tensor core exactly A and B"""
   t = target_for("PYTHON")
   M, N, K = t.mma
   def kern(c:UOp, a:UOp, b:UOp) -> UOp:
-    lane = UOp.range(32, -1, AxisType.WARP)
+    lane = UOp.range(t.warp, -1, AxisType.WARP)
     acc = UOp.placeholder((t.c.nelems,), dtypes.float, slot=0, addrspace=AddrSpace.REG)
     acc = acc.after(acc.store(acc.const_like(0)))
-    acc = acc.after(acc.store(UOp.wmma(t.a.view(a.reshape(M, K), lane), t.b.view(b.reshape(N, K), lane), acc, (N, M, K), t.mma_device, 32)))
+    acc = acc.after(acc.store(UOp.wmma(t.a.view(a.reshape(M, K), lane), t.b.view(b.reshape(N, K), lane), acc, (N, M, K), t.mma_device, t.warp)))
     return t.c.view(c.reshape(M, N), lane).store(acc).end(lane).sink(arg=KernelInfo(name="one_mma", opts_to_apply=()))
   r, seed = rng
   a, b = r.standard_normal((M, K)).astype(np.float16), r.standard_normal((N, K)).astype(np.float16)

@@ -4,12 +4,14 @@ from tinygrad import Tensor, dtypes
 import fa_uop.api, fa_uop.tune as tune
 from fa_uop import flash_attention, FwdConfig, target_for
 from fa_uop.config import candidates, default_fwd_config, shape_class
+from conftest import all_targets
 
 def test_shape_classes():
   assert shape_class(64, 1000, 1024, False) == shape_class(64, 1024, 700, False) == "d64_full_q1024_k1024"
   assert shape_class(64, 1025, 4096, True) == "d64_causal_q4096_k4096"
 
 @pytest.mark.parametrize("d", [16, 64, 96, 128])
+@all_targets
 def test_candidates_fit_and_include_the_default(emu, d):
   t = target_for("PYTHON")
   cs = candidates(t, d)
@@ -68,3 +70,9 @@ def test_second_call_builds_nothing(emu, monkeypatch):
   assert len(built) == 1
   flash_attention(q, kv, kv, causal=False, config=cfg)
   assert len(built) == 2
+
+def test_gfx950_candidates_use_its_lds():
+  """the 128-row configs of 80 and 128 KB at D=128 are tried where the LDS holds them: on gfx950 (160 KB), not gfx942 or sm_80"""
+  from fa_uop import CDNA3, CDNA4, SM80, FwdConfig
+  big = {FwdConfig(128, 64, 4), FwdConfig(128, 128, 8)}
+  assert big <= set(candidates(CDNA4, 128)) and not big & set(candidates(CDNA3, 128)) and not big & set(candidates(SM80, 128))
