@@ -73,7 +73,10 @@ def train(attn, data:list[np.ndarray], devices:int=1) -> list[float]:
       # predict token t+1 from tokens ..t; the last position has no target (-1 is ignored)
       x, y = Tensor(seq[:, :-1].copy()).pad(((0, 0), (0, 1))), Tensor(seq[:, 1:].copy()).pad(((0, 0), (0, 1)), value=-1)
       if devs: x, y = x.shard(devs, axis=0), y.shard(devs, axis=0)
-      losses.append(step(x.realize(), y.realize()).item())
+      loss = step(x.realize(), y.realize())
+      # the loss is whole on every device: read the first one's (reading the multi-device tensor would gather it on tinygrad's CPU
+      # device, which needs a C compiler there)
+      losses.append((loss.to(devs[0]) if devs else loss).item())
   return losses
 
 def main() -> int:
