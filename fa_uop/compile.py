@@ -70,6 +70,7 @@ def lds_hazards(lst:list[UOp]) -> list[str]:
     return pend
   walk(0, len(lst), {})
   return sorted(set(out))
+
 def amd_clang() -> str|None:
   """the clang that builds HIP for every AMD target here: LLVM 20 or newer knows gfx950 (Debian's clang-22)"""
   return shutil.which("clang-22")

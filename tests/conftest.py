@@ -9,8 +9,9 @@ from fa_uop import flash_fwd, target_for, FwdConfig, shard
 
 # the emulated targets; FA_UOP_TARGETS=gfx942,... runs the tests on those only, each with what the default suite runs on sm_80
 # (the newer AMD targets run a subset by default: the tests marked all_targets)
-EMULATED = tuple(os.environ.get("FA_UOP_TARGETS", "").split(",")) if os.environ.get("FA_UOP_TARGETS") else ("gfx1100", "sm_80", "gfx942", "gfx950", "gfx1201")
-NEWER = () if os.environ.get("FA_UOP_TARGETS") else ("gfx942", "gfx950", "gfx1201")
+_ONLY = os.environ.get("FA_UOP_TARGETS")
+EMULATED = tuple(_ONLY.split(",")) if _ONLY else ("gfx1100", "sm_80", "gfx942", "gfx950", "gfx1201")
+NEWER = () if _ONLY else ("gfx942", "gfx950", "gfx1201")
 
 def slow(*values):
   """a parameter set that runs only with FA_UOP_SLOW=1: the default suite keeps each feature covered within CI's time"""
