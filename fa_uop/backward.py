@@ -49,8 +49,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   B, H, Nq, D = q.shape
   Hkv, Nk = k.shape[1], k.shape[2]
   G = H // Hkv
-  target = target.narrowed(D, cfg.block_n)   # the MMAs run over the head dim and the tile's columns
-  cfg.check(target, D)
+  target = cfg.check(target, D)   # narrowed where the head dim or the tile's columns need it
   BK, BQ, W = cfg.block_m, cfg.block_n, cfg.warps
   M, N, K = target.mma
   WR = BK // W                                   # key rows per warp
@@ -180,8 +179,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   causal = mods.causal
   B, H, Nq, D = q.shape
   Hkv, Nk = k.shape[1], k.shape[2]
-  target = target.narrowed(D, cfg.block_n)   # the MMAs run over the head dim and the tile's columns
-  cfg.check(target, D)
+  target = cfg.check(target, D)   # narrowed where the head dim or the tile's columns need it
   BM, BN, W = cfg.block_m, cfg.block_n, cfg.warps
   M, N, K = target.mma
   WM = BM // W

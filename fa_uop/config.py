@@ -13,7 +13,9 @@ class FwdConfig:
   def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
     p_tile = 0 if target.mma_device == "CUDA" else self.block_m * self.block_n  # P goes through LDS where C and A layouts differ
     return itemsize * ((self.block_m + 2 * self.block_n) * d + p_tile)
-  def check(self, target:Target, d:int) -> None:
+  def check(self, target:Target, d:int) -> Target:
+    """raise ValueError where this config cannot run at head dim d on target; else the description its kernels are built with (the
+    target, or its narrow MMA where d or block_n, the K extents of the MMAs, are no multiple of the wide one's K)"""
     target = target.narrowed(d, self.block_n)
     M, N, K = target.mma
     if self.warps < 1 or self.warps & (self.warps - 1): raise ValueError(f"warps={self.warps} must be a power of two")
@@ -22,6 +24,7 @@ class FwdConfig:
       raise ValueError(f"block_n={self.block_n} must be a multiple of 16 and of the MMA N={N} and K={K}")
     if d % K or d % N: raise ValueError(f"head dim {d} must be a multiple of the MMA K={K} and N={N}")
     if (lds:=self.lds_bytes(target, d)) > target.lds_bytes: raise ValueError(f"{self} needs {lds} bytes of LDS at D={d}, {target.arch} has {target.lds_bytes}")
+    return target
   def __str__(self) -> str: return f"{self.block_m}x{self.block_n}x{self.warps}"
 
 @dataclass(frozen=True)
@@ -33,7 +36,7 @@ class BwdConfig:
   def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
     ds_tiles = 0 if target.mma_device == "CUDA" else 4 * self.block_m * self.block_n  # P and dS through LDS, per KV stage
     return itemsize * (2 * (self.block_m + self.block_n) * d + ds_tiles)
-  def check(self, target:Target, d:int) -> None: FwdConfig.check(self, target, d)  # type: ignore[arg-type]
+  def check(self, target:Target, d:int) -> Target: return FwdConfig.check(self, target, d)  # type: ignore[arg-type]
   def __str__(self) -> str: return f"{self.block_m}x{self.block_n}x{self.warps}"
 
 def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:

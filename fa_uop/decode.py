@@ -40,8 +40,7 @@ def flash_decode(q:UOp, k:UOp, v:UOp, seqlens:UOp, table:UOp|None, o:UOp, lse:UO
   G = H // Hkv
   R = G * Nq                                   # packed rows of a group; they are contiguous in q, o and lse
   S = o.shape[3] if len(o.shape) == 5 else 1
-  target = target.narrowed(D, cfg.block_n)   # the MMAs run over the head dim and the tile's columns
-  cfg.check(target, D)
+  target = cfg.check(target, D)   # narrowed where the head dim or the tile's columns need it
   BM, BN = cfg.block_m, cfg.block_n
 
   b, hk, mb = UOp.range(B, 0, AxisType.GLOBAL), UOp.range(Hkv, 1, AxisType.GLOBAL), UOp.range(math.ceil(R / BM), 2, AxisType.GLOBAL)

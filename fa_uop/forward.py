@@ -143,8 +143,7 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   mods = mods or Mods(causal=causal)
   B, H, Nq, D = q.shape
   Hkv, Nk = k.shape[1], k.shape[2]
-  target = target.narrowed(D, cfg.block_n)   # the MMAs run over the head dim and the tile's columns
-  cfg.check(target, D)
+  target = cfg.check(target, D)   # narrowed where the head dim or the tile's columns need it
   BM, BN = cfg.block_m, cfg.block_n
 
   b, h = UOp.range(B, 0, AxisType.GLOBAL), UOp.range(H, 1, AxisType.GLOBAL)

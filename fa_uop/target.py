@@ -130,12 +130,14 @@ RDNA4 = Target("gfx1201", "AMD", 32, (16, 16, 16),
 
 # CDNA MFMA on 64-lane waves, v_mfma_f32_16x16x{16,32}: A and B hold K/4 consecutive k of row (column) lane%16, the k block lane//16;
 # C holds column lane%16, rows 4(lane//16)+e. ds_bpermute addresses all 64 lanes
-def _cdna(arch:str, k:int, lds:int, cus:int, narrow:Target|None=None) -> Target:
+# (a K of 32 keeps the 16x16x16 MFMA as its narrow one)
+def _cdna(arch:str, k:int, lds:int, cus:int) -> Target:
   ab = Frag((16, 4, k // 4), 1, lanes=(1, 0), elems=(2,))
   return Target(arch, "AMD", 64, (16, 16, k), a=ab, b=ab, c=Frag((4, 4, 16), 2, lanes=(0, 2), elems=(1,)), lds_bytes=lds,
-                in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=cus, narrow=narrow)
-CDNA3 = _cdna("gfx942", 16, 65536, 304)                                       # MI300X: 64 KB of LDS per CU
-CDNA4 = _cdna("gfx950", 32, 163840, 256, narrow=_cdna("gfx950", 16, 163840, 256))  # MI355X: 160 KB
+                in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=cus,
+                narrow=_cdna(arch, 16, lds, cus) if k > 16 else None)
+CDNA3 = _cdna("gfx942", 16, 65536, 304)    # MI300X: 64 KB of LDS per CU
+CDNA4 = _cdna("gfx950", 32, 163840, 256)   # MI355X: 160 KB
 
 def target_for(device:str) -> Target:
   """The target that runs kernels on a tinygrad device; the PYTHON emulator gets the portable twin of the one it models."""
