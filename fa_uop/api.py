@@ -9,7 +9,7 @@ from fa_uop.config import BwdConfig, FwdConfig, default_bwd_configs, default_dec
 from fa_uop.decode import flash_decode, flash_combine, flash_kv_write
 from fa_uop.forward import flash_fwd
 from fa_uop.mods import Mods, stand_ins
-from fa_uop.blockmap import block_map
+from fa_uop.blockmap import block_map, RESIDENT
 from fa_uop.target import Target, target_for, multiprocessors
 
 HEAD_DIMS = (16, 32, 48, 64, 80, 96, 112, 128)
@@ -116,9 +116,11 @@ def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, 
   f_dkdv, f_dq = _bwd_builders(target, cfg_dkdv, cfg_dq, mods, scale)
   ins = (q.contiguous(), k.contiguous(), v.contiguous(), do.cast(q.dtype).contiguous(), lse.float().contiguous(), delta.contiguous())
   args = tuple(t.contiguous() for t in mod_args)
+  # a map's schedule orders the blocks of one device's kernel: the shard's batch and heads (the mods read neither sharded axis)
+  (Bl, Hl), slots = shard.local_shape(q)[:2], multiprocessors(shard.device(q), target) * RESIDENT
   maps = ((), ()) if mods.mask_mod is None else \
-    (block_map(mods, mod_args, q.device, B, H, Nq, k.shape[2], cfg_dkdv.block_m, cfg_dkdv.block_n, keys=False),
-     block_map(mods, mod_args, q.device, B, H, Nq, k.shape[2], cfg_dq.block_m, cfg_dq.block_n))
+    (block_map(mods, mod_args, q.device, Bl, Hl, Nq, k.shape[2], cfg_dkdv.block_m, cfg_dkdv.block_n, keys=False, group=H // k.shape[1], slots=slots),
+     block_map(mods, mod_args, q.device, Bl, Hl, Nq, k.shape[2], cfg_dq.block_m, cfg_dq.block_n, slots=slots))
   dk, dv = (shard.empty(k, k.shape, k.dtype) for _ in range(2))
   dk, dv = Tensor.custom_kernel(*ins, dk, dv, *args, *maps[0], fxn=f_dkdv)[6:8]
   dq = Tensor.custom_kernel(*ins, shard.empty(q, q.shape, q.dtype), *args, *maps[1], fxn=f_dq)[6]
@@ -141,7 +143,8 @@ def _fwd_grad(target:Target, mods:Mods, scale:float|None):
 def _run_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, mods:Mods, scale:float|None, mod_args:tuple[Tensor, ...]=()) -> tuple[Tensor, Tensor]:
   B, H, Nq, D = q.shape
   o, lse = shard.empty(q, (B, H, Nq, D), q.dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
-  bmap = () if mods.mask_mod is None else block_map(mods, mod_args, q.device, B, H, Nq, k.shape[2], cfg.block_m, cfg.block_n)
+  bmap = () if mods.mask_mod is None else block_map(mods, mod_args, q.device, *shard.local_shape(q)[:2], Nq, k.shape[2], cfg.block_m,
+                                                    cfg.block_n, slots=multiprocessors(shard.device(q), target) * RESIDENT)  # see _backward
   outs = Tensor.custom_kernel(q.contiguous(), k.contiguous(), v.contiguous(), o, lse, *[t.contiguous() for t in mod_args], *bmap,
                               fxn=_fwd_builder(target, cfg, mods, scale), grad_fxn=_fwd_grad(target, mods, scale))
   return outs[3], outs[4]
@@ -164,7 +167,7 @@ def flash_attention(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float
   - mod_args: Tensors on q's device that the mods read, reaching them as UOp buffers indexed with the index UOps (slopes[h],
     doc[b, q_idx]). They receive no gradient, and may not require one.
   Tiles that the window or causal hide entirely are never visited and only the tiles their edges cross pay for the mask; a
-  mask_mod's tiles come from its block map (fa_uop.blockmap: built by two small kernels, cached), so it is evaluated only on the
+  mask_mod's tiles come from its block map (fa_uop.blockmap: built by four small kernels, cached), so it is evaluated only on the
   tiles it cuts. A row that keeps no key gets output 0 and logsumexp -inf (and zero gradients).
   Returns the output (B, H, Nq, D) in q's dtype and, with return_lse, the natural-log row logsumexp (B, H, Nq) in float32.
   config picks the tiling; by default the tuner's choice for this shape class (fa_uop.tune), or the fixed default where tuning

@@ -10,9 +10,9 @@ from tinygrad.uop.ops import AxisType, KernelInfo
 from fa_uop.config import BwdConfig
 from fa_uop.forward import LOG2E
 from fa_uop.mods import Mods
-from fa_uop.blockmap import kernel_plan
+from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target
-from fa_uop.tiles import (last_first, Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, col_coords,
+from fa_uop.tiles import (Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, col_coords,
                           lane_rows, lane_cols, load_vec, mma, a_operand, rows_at)
 
 def _info(name:str, flops:int, nbytes:int) -> KernelInfo:
@@ -56,8 +56,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   sc = 1 / math.sqrt(D) if scale is None else scale
   c = sc * LOG2E
 
-  b, hk = UOp.range(B, 0, AxisType.GLOBAL), UOp.range(Hkv, 1, AxisType.GLOBAL)
-  nb = UOp.range(math.ceil(Nk / BK), 2, AxisType.GLOBAL)
+  args, grid, b, hk, nb = launch(mods, args, B, Hkv, math.ceil(Nk / BK), last_first=False)   # the first key blocks see the most queries
   blk = Block(target, W)
   n0 = nb * BK
   kv_base = ((b * Hkv + hk) * Nk + n0) * D
@@ -168,7 +167,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
             flat(dv).index(at.valid(ok)).store(dv_acc[mi, di, e].cast(dv.dtype))]
   flops = 2 * 4 * B * H * Nq * Nk * D // (2 if causal else 1)
   info = _info(mods.name("fa_bwd_dkdv", D), flops, (2 * B * H * Nq + 4 * B * Hkv * Nk) * D * q.dtype.itemsize)
-  return UOp.group(*stores).end(mi, di, e).end(blk.warp, blk.lane).end(nb, hk, b).sink(arg=info).rtag(1)
+  return UOp.group(*stores).end(mi, di, e).end(blk.warp, blk.lane).end(*grid).sink(arg=info).rtag(1)
 
 def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:UOp, target:Target, cfg:BwdConfig, causal:bool=False,
                  scale:float|None=None, mods:Mods|None=None) -> UOp:
@@ -186,8 +185,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   sc = 1 / math.sqrt(D) if scale is None else scale
   c = sc * LOG2E
 
-  b, h = UOp.range(B, 0, AxisType.GLOBAL), UOp.range(H, 1, AxisType.GLOBAL)
-  grid_mb, mb = last_first(math.ceil(Nq / BM), 2)
+  args, grid, b, h, mb = launch(mods, args, B, H, math.ceil(Nq / BM), last_first=True)
   blk = Block(target, W)
   m0 = mb * BM
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
@@ -256,4 +254,4 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   store = flat(dq).index((q_base + (rows0 + r) * D + col).valid(m0 + rows0 + r < Nq)).store((dq_acc[mi, di, e] * sc).cast(dq.dtype))
   flops = 3 * 2 * B * H * Nq * Nk * D // (2 if causal else 1)
   info = _info(mods.name("fa_bwd_dq", D), flops, (3 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize)
-  return store.end(mi, di, e).end(blk.warp, blk.lane).end(grid_mb, h, b).sink(arg=info).rtag(1)
+  return store.end(mi, di, e).end(blk.warp, blk.lane).end(*grid).sink(arg=info).rtag(1)

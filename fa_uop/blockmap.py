@@ -1,8 +1,9 @@
 """Which tiles a mask_mod keeps (the block mask of FlexAttention), so the attention kernels visit only those and mask only the
 ones it cuts. Two small kernels: one evaluates the masks (mask_mod with the window, causal and the sequence ends) over every
 element of every tile and classifies the tile as empty, partial or full; one lists, for each row block, its partial tiles
-and then its full ones, from the last down. The lists are cached per mask, mod_args and shape, so the layers of a model that
-share a mask build them once. A mask that reads neither b nor h is evaluated once for every batch entry and head."""
+and then its full ones, from the last down; two more order the kernel's blocks (schedule). The lists are cached per mask,
+mod_args and shape, so the layers of a model that share a mask build them once. A mask that reads neither b nor h is evaluated
+once for every batch entry and head."""
 from __future__ import annotations
 import math
 from collections import OrderedDict
@@ -14,6 +15,9 @@ from fa_uop.mods import Mods, TilePlan, stand_ins
 from fa_uop.tiles import flat
 
 COLS_PER_BLOCK = 64   # column tiles classified by one block, a thread each
+# the schedule's model of the GPU: blocks resident per multiprocessor (registers allow 2 of the attention kernels on the H100), and a
+# block's time outside its tile loop, in tiles (8.5 measured on the H100 at 64x32, docs/perf.md)
+RESIDENT, OVERHEAD = 2, 8
 
 def classify(status:UOp, *args:UOp, mods:Mods, nq:int, nk:int, TR:int, TC:int, keys:bool) -> UOp:
   """status (B', H', row blocks, column tiles) int32 <- 0 (the masks keep nothing of the tile), 1 (some) or 2 (all that
@@ -68,6 +72,78 @@ def compact(counts:UOp, idx:UOp, status:UOp) -> UOp:
   info = KernelInfo(name="fa_blockmap_compact", opts_to_apply=(), estimates=Estimates(ops=rows * nC, mem=rows * nC * 8))
   return stores.end(rb).sink(arg=info).rtag(1)
 
+def _map_row(shape:tuple[int, ...], b:UOp, h:UOp, rb:UOp) -> UOp:
+  """the row of a (Bm, Hm, nR, ...) map that batch entry b, head h, row block rb reads: its axes of one are shared"""
+  Bm, Hm, nR = shape[:3]
+  return ((b if Bm > 1 else 0) * Hm + (h if Hm > 1 else 0)) * nR + rb
+
+def _work(counts:UOp, nC:int, HX:int, G:int, j:UOp, rb:UOp, g:int) -> UOp:
+  """int64 tiles a grid block lists in head g of its G (grid head j: batch entry j // HX, head (j % HX)·G + g), counts clamped"""
+  cnt, row = flat(counts), _map_row(counts.shape, j // HX, j % HX * G + g, rb)
+  part = cnt[row * 2].maximum(0).minimum(nC)
+  return (part + cnt[row * 2 + 1].maximum(0).minimum(nC - part)).cast(dtypes.int64)
+
+def _block_work(counts:UOp, nC:int, HX:int, G:int, j:UOp, rb:UOp) -> UOp:
+  """a grid block's work: its tiles over its G heads, plus OVERHEAD"""
+  return sum((_work(counts, nC, HX, G, j, rb, g) for g in range(G)), UOp.const(OVERHEAD, dtypes.int64))
+
+def _items(n:int) -> tuple[UOp, tuple[UOp, UOp]]:
+  """one thread per item of n (a grid block of the kernel a schedule orders), and the ranges to end. Threads past the last item
+  redo it and store what it stores: no guard, which tinygrad's valid simplification would also take as true for the loads the
+  stored values need, and drop from them."""
+  cb, t = UOp.range(math.ceil(n / COLS_PER_BLOCK), 0, AxisType.GLOBAL), UOp.range(COLS_PER_BLOCK, 1, AxisType.LOCAL)
+  return (cb * COLS_PER_BLOCK + t).minimum(n - 1), (t, cb)
+
+def head_sort(sw:UOp, pos:UOp, total:UOp, counts:UOp, *, HX:int, G:int, nC:int) -> UOp:
+  """per grid head j (blocks j·nR .. j·nR+nR-1): sw (B·HX·nR,) int64 <- its blocks' work (see _block_work), longest first
+  (ties: lower row block first); pos (B·HX·nR,) int32 <- each block's place in that order; total (B·HX,) int64 <- the head's work"""
+  n, nR = sw.shape[0], counts.shape[2]
+  i, ends = _items(n)
+  j, r = i // nR, i % nR
+  w = _block_work(counts, nC, HX, G, j, r)
+  acc = UOp.placeholder((2,), dtypes.int64, slot=0, addrspace=AddrSpace.REG)   # blocks before this one, the head's work
+  acc = acc.after(UOp.group(acc[0].store(0), acc[1].store(0)))
+  r2 = UOp.range(nR, 2, AxisType.REDUCE)
+  w2, cur = _block_work(counts, nC, HX, G, j, r2), acc.after(r2)
+  acc = acc.after(UOp.group(acc[0].store(cur[0] + ((w2 > w) | (w2.eq(w) & (r2 < r))).cast(dtypes.int64)), acc[1].store(cur[1] + w2)).end(r2))
+  rank = acc[0].cast(dtypes.int32)
+  stores = UOp.group(flat(sw).index(j * nR + rank).store(w), flat(pos).index(i).store(rank), flat(total).index(j).store(acc[1]))  # every block of a head stores its total
+  info = KernelInfo(name="fa_blockmap_head_sort", opts_to_apply=(), estimates=Estimates(ops=n * nR * G, mem=n * 16))
+  return stores.end(*ends).sink(arg=info).rtag(1)
+
+def schedule(order:UOp, sw:UOp, pos:UOp, total:UOp, *, slots:int) -> UOp:
+  """order (B·HX·nR,) int32 <- the grid's blocks (j·nR + rb: grid head j, row block rb) in the order they start. Head by head, each
+  head's longest blocks early enough to end with it: with `slots` blocks running at once and each taking its work, head j is done
+  when the work of heads 0..j (C_j) is, so block i of head j should start by C_j/slots - work_i (earliest deadline first, a head's
+  end its blocks' deadline). Blocks are ordered by the key C_j - slots·work_i, then by head, then as head_sort orders a head's
+  blocks; each block counts those before it: in its own head its place there, in another a binary search of that head's
+  works (sorted by head_sort), which its keys follow in order."""
+  n, BH = order.shape[0], total.shape[0]
+  nR = n // BH
+  i, ends = _items(n)
+  j, sw_, tot = i // nR, flat(sw), flat(total)
+  c = UOp.placeholder((1,), dtypes.int64, slot=0, addrspace=AddrSpace.REG)    # C_j: the work of heads 0..j
+  c = c.after(c[0].store(0))
+  j1 = UOp.range(BH, 2, AxisType.REDUCE)
+  c = c.after(c[0].store(c.after(j1)[0] + (j1 < j + 1).where(tot[j1], 0)).end(j1))
+  key = c[0] - slots * sw_[j * nR + flat(pos)[i]]
+  st = UOp.placeholder((2,), dtypes.int64, slot=1, addrspace=AddrSpace.REG)   # C of head j2, blocks before this one
+  st = st.after(UOp.group(st[0].store(0), st[1].store(0)))
+  j2 = UOp.range(BH, 3, AxisType.REDUCE)
+  cur = st.after(j2)
+  c2 = cur[0] + tot[j2]
+  # head j2's blocks before this one: those with c2 - slots·w < key (<= where j2 < j), i.e. slots·w > x; its works descend
+  x = c2 - key - (j2 < j).cast(dtypes.int64)
+  lo, hi = UOp.const(0, dtypes.int32), UOp.const(nR, dtypes.int32)
+  for _ in range(nR.bit_length()):
+    mid = (lo + hi) // 2
+    more = (lo < hi) & (slots * sw_[j2 * nR + mid.minimum(nR - 1)] > x)
+    lo, hi = more.where(mid + 1, lo), ((lo < hi) & more.logical_not()).where(mid, hi)
+  before = j2.eq(j).where(flat(pos)[i], lo).cast(dtypes.int64)
+  st = st.after(UOp.group(st[0].store(c2), st[1].store(cur[1] + before)).end(j2))
+  info = KernelInfo(name="fa_blockmap_schedule", opts_to_apply=(), estimates=Estimates(ops=n * BH * nR.bit_length(), mem=n * 4))
+  return flat(order).index(st[1].cast(dtypes.int32)).store(i).end(*ends).sink(arg=info).rtag(1)
+
 def reads(mods:Mods, mod_args:tuple[Tensor, ...], B:int, H:int) -> tuple[bool, bool]:
   """whether the masks read the batch index and the head index (else their map is the same for every batch entry or head)"""
   idx, args = stand_ins(B, H, [(t.shape, t.dtype) for t in mod_args])
@@ -78,10 +154,12 @@ def reads(mods:Mods, mod_args:tuple[Tensor, ...], B:int, H:int) -> tuple[bool, b
 _CACHE: OrderedDict = OrderedDict()
 CACHE_SIZE = 16
 
-def block_map(mods:Mods, mod_args:tuple[Tensor, ...], device:str, B:int, H:int, nq:int, nk:int, TR:int, TC:int, keys:bool=True) -> tuple[Tensor, Tensor]:
-  """(counts, idx) for row blocks of TR over column tiles of TC (see classify and compact), lazily built and cached per mask,
-  mod_args, shape and tiling: the same Tensors for the layers of a model (tinygrad computes them once)"""
-  key = (mods, tuple(t.uop for t in mod_args), device, B, H, nq, nk, TR, TC, keys)
+def block_map(mods:Mods, mod_args:tuple[Tensor, ...], device:str, B:int, H:int, nq:int, nk:int, TR:int, TC:int, keys:bool=True, group:int=1,
+              slots:int=1) -> tuple[Tensor, Tensor, Tensor]:
+  """(counts, idx, order) for row blocks of TR over column tiles of TC (see classify and compact), and the order a kernel whose
+  blocks each take `group` heads' row block starts them in on `slots` blocks at once (see schedule); lazily built and cached per
+  mask, mod_args, shape, tiling and schedule: the same Tensors for the layers of a model (tinygrad computes them once)"""
+  key = (mods, tuple(t.uop for t in mod_args), device, B, H, nq, nk, TR, TC, keys, group, slots)
   if key in _CACHE:
     _CACHE.move_to_end(key)
     return _CACHE[key]
@@ -93,9 +171,27 @@ def block_map(mods:Mods, mod_args:tuple[Tensor, ...], device:str, B:int, H:int, 
                                                                                                             TC=TC, keys=keys))[0]
   counts, idx = Tensor.empty(*shape[:3], 2, dtype=dtypes.int32, device=device), Tensor.empty(*shape, dtype=dtypes.int32, device=device)
   counts, idx = Tensor.custom_kernel(counts, idx, status, fxn=compact)[:2]
-  _CACHE[key] = (counts, idx)
+  HX = H // group
+  sw, pos = Tensor.empty(B * HX * nR, dtype=dtypes.int64, device=device), Tensor.empty(B * HX * nR, dtype=dtypes.int32, device=device)
+  sw, pos, total = Tensor.custom_kernel(sw, pos, Tensor.empty(B * HX, dtype=dtypes.int64, device=device), counts,
+                                        fxn=lambda *a: head_sort(*a, HX=HX, G=group, nC=nC))[:3]
+  order = Tensor.custom_kernel(Tensor.empty(B * HX * nR, dtype=dtypes.int32, device=device), sw, pos, total,
+                               fxn=lambda *a: schedule(*a, slots=slots))[0]
+  _CACHE[key] = (counts, idx, order)
   if len(_CACHE) > CACHE_SIZE: _CACHE.popitem(last=False)
-  return counts, idx
+  return counts, idx, order
+
+def launch(mods:Mods, args:tuple[UOp, ...], B:int, HX:int, nR:int, last_first:bool) -> tuple[tuple[UOp, ...], tuple[UOp, ...], UOp, UOp, UOp]:
+  """(args less the schedule, the grid's ranges (to end), batch entry, grid head, row block) of a kernel over B x HX x nR blocks.
+  With a mask_mod, block g runs the block its schedule (the last arg) lists g-th; else the grid runs head by head, each head's
+  row blocks last to first where last_first (under causal and windows the later rows see the most keys: the longest start first)."""
+  if mods.mask_mod is None:
+    b, hx, r = UOp.range(B, 0, AxisType.GLOBAL), UOp.range(HX, 1, AxisType.GLOBAL), UOp.range(nR, 2, AxisType.GLOBAL)
+    return args, (r, hx, b), b, hx, (nR - 1) - r if last_first else r
+  n = B * HX * nR
+  g = UOp.range(n, 0, AxisType.GLOBAL)
+  item = flat(args[-1])[g].maximum(0).minimum(n - 1)   # clamped: whatever the order holds, no block reads outside its buffers
+  return args[:-1], (g,), item // (HX * nR), item // nR % HX, item % nR
 
 def map_plan(counts:UOp, idx:UOp, b:UOp, h:UOp, rb:UOp) -> TilePlan:
   """the tiles of row block rb from a block map's placeholders: its partial tiles masked, its full ones not; where it has no
@@ -114,7 +210,8 @@ def map_plan(counts:UOp, idx:UOp, b:UOp, h:UOp, rb:UOp) -> TilePlan:
 
 def kernel_plan(mods:Mods, args:tuple[UOp, ...], b:UOp, h:UOp, rb:UOp, first:UOp, last:UOp, n:int, T:int, keys:bool=True) -> tuple[tuple[UOp, ...], TilePlan]:
   """a kernel's mod buffers and the tiles of its row block rb (rows at positions first..last over n columns in tiles of T):
-  with a mask_mod its block map, passed as the last two args, gives them; else mods.plan from the window and causal"""
+  with a mask_mod its block map, passed as the last two args (the schedule already taken by launch), gives them; else mods.plan
+  from the window and causal"""
   if mods.mask_mod is None: return args, mods.plan(first, last, n, T, keys)
   return args[:-2], map_plan(*args[-2:], b, h, rb)
 

@@ -9,9 +9,9 @@ from tinygrad.renderer import Estimates
 from tinygrad.uop.ops import AxisType, KernelInfo, Ops
 from fa_uop.config import FwdConfig
 from fa_uop.mods import Mods, TilePlan
-from fa_uop.blockmap import kernel_plan
+from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target
-from fa_uop.tiles import (last_first, Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords,
+from fa_uop.tiles import (Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords,
                           mma, a_operand, lane_reduce, rows_at)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
@@ -138,7 +138,7 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   q: (B, H, Nq, D); k, v: (B, Hkv, Nk, D), H a multiple of Hkv; fp16 or bf16. o: (B, H, Nq, D) out in q's dtype.
   lse: (B, H, Nq) float32 out, the natural-log row logsumexp, or None. causal masks key j > query i (top-left aligned); mods
   (fa_uop.mods.Mods, its causal in place of causal) adds windows, softcap and score and mask mods reading the buffers args;
-  with a mask_mod the last two args are its block map for BLOCK_M x BLOCK_N tiles (fa_uop.blockmap.block_map).
+  with a mask_mod the last three args are its block map for BLOCK_M x BLOCK_N tiles (fa_uop.blockmap.block_map).
   One block per BLOCK_M query rows of one head."""
   mods = mods or Mods(causal=causal)
   B, H, Nq, D = q.shape
@@ -146,8 +146,7 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   target = cfg.check(target, D)   # narrowed where the head dim or the tile's columns need it
   BM, BN = cfg.block_m, cfg.block_n
 
-  b, h = UOp.range(B, 0, AxisType.GLOBAL), UOp.range(H, 1, AxisType.GLOBAL)
-  grid_mb, mb = last_first(math.ceil(Nq / BM), 2)
+  args, grid, b, h, mb = launch(mods, args, B, H, math.ceil(Nq / BM), last_first=True)
   blk = Block(target, cfg.warps)
   m0 = mb * BM
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
@@ -161,4 +160,4 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   # data-dependent loop bounds it is a graph deep enough to overflow Python's recursion when printed into the program's key.
   cost = Estimates(ops=4 * B * H * Nq * Nk * D // (2 if mods.causal else 1), mem=(2 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize)
   info = KernelInfo(name=mods.name("fa_fwd", D), opts_to_apply=(), estimates=cost)
-  return UOp.group(*stores).end(blk.warp, blk.lane).end(grid_mb, h, b).sink(arg=info).rtag(1)
+  return UOp.group(*stores).end(blk.warp, blk.lane).end(*grid).sink(arg=info).rtag(1)

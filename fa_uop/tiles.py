@@ -36,13 +36,6 @@ def flat(buf:UOp) -> UOp:
   assert buf.op is Ops.PARAM, f"expected a global buffer, got {buf.op}"
   return buf
 
-def last_first(n:int, axis:int) -> tuple[UOp, UOp]:
-  """a grid range over n query row blocks, and the block each grid index runs: the last one first. The GPU starts blocks in grid
-  order; under causal (and the document masks of packed sequences) the later rows see the most keys, so the longest blocks start
-  first and the short ones fill the tail instead of the longest running alone at the end."""
-  r = UOp.range(n, axis, AxisType.GLOBAL)
-  return r, (n - 1) - r
-
 # *** LDS tiles ***
 
 @dataclass(frozen=True)

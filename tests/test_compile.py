@@ -151,20 +151,23 @@ def masked_sinks(target, D=64, N=320, H=4, Hkv=2):
   """the forward and both backward kernels with a causal window, softcap, an ALiBi score_mod reading a slopes buffer and a
   document mask_mod reading document ids, through its block maps; then the two kernels that build a block map"""
   from fa_uop.mods import Mods
-  from fa_uop.blockmap import classify, compact
+  from fa_uop.blockmap import classify, compact, head_sort, schedule
   mods = Mods(causal=True, window=(100, None), softcap=30.0, score_mod=lambda s, b, h, qi, kj, sl, d: s + sl[h] * (kj - qi).cast(dtypes.float),
               mask_mod=lambda b, h, qi, kj, sl, d: d[b, qi].eq(d[b, kj]), n_args=2)
   q, kv, rows = ((2, H, N, D), dtypes.half), ((2, Hkv, N, D), dtypes.half), ((2, H, N), dtypes.float)
   args = [((H,), dtypes.float), ((2, N), dtypes.int32)]
-  bmap = lambda TR, TC: [((2, 1, math.ceil(N / TR), 2), dtypes.int32), ((2, 1, math.ceil(N / TR), math.ceil(N / TC)), dtypes.int32)]
+  bmap = lambda TR, TC, hx=H: [((2, 1, math.ceil(N / TR), 2), dtypes.int32), ((2, 1, math.ceil(N / TR), math.ceil(N / TC)), dtypes.int32),
+                               ((2 * hx * math.ceil(N / TR),), dtypes.int32)]
   ps = lambda shapes: [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)]
   c_fwd, (c_kv, c_q) = default_fwd_config(target, D, True), default_bwd_configs(target, D)
   status = ((2, 1, math.ceil(N / 64), math.ceil(N / 64)), dtypes.int32)
   return (flash_fwd(*ps([q, kv, kv, q, rows, *args, *bmap(c_fwd.block_m, c_fwd.block_n)]), target=target, cfg=c_fwd, mods=mods),
-          flash_bwd_dkdv(*ps([q, kv, kv, q, rows, rows, kv, kv, *args, *bmap(c_kv.block_m, c_kv.block_n)]), target=target, cfg=c_kv, mods=mods),
+          flash_bwd_dkdv(*ps([q, kv, kv, q, rows, rows, kv, kv, *args, *bmap(c_kv.block_m, c_kv.block_n, Hkv)]), target=target, cfg=c_kv, mods=mods),
           flash_bwd_dq(*ps([q, kv, kv, q, rows, rows, q, *args, *bmap(c_q.block_m, c_q.block_n)]), target=target, cfg=c_q, mods=mods),
           classify(*ps([status, *args]), mods=mods, nq=N, nk=N, TR=64, TC=64, keys=True),
-          compact(*ps(bmap(64, 64) + [status])))
+          compact(*ps(bmap(64, 64)[:2] + [status])),
+          head_sort(*ps([(n:=(2 * H * math.ceil(N / 64),), dtypes.int64), (n, dtypes.int32), ((2 * H,), dtypes.int64), bmap(64, 64)[0]]), HX=H, G=1, nC=math.ceil(N / 64)),
+          schedule(*ps([(n, dtypes.int32), (n, dtypes.int64), (n, dtypes.int32), ((2 * H,), dtypes.int64)]), slots=264))
 
 @pytest.mark.parametrize("arch", ["gfx1100", "sm_90"])
 def test_masked_kernels(arch):
@@ -173,7 +176,8 @@ def test_masked_kernels(arch):
   if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
   from collections import Counter
   from tinygrad.uop.ops import Ops
-  for name, sink in zip(("forward", "dK/dV", "dQ", "block map classify", "block map compact"), masked_sinks(TARGETS[arch])):
+  for name, sink in zip(("forward", "dK/dV", "dQ", "block map classify", "block map compact", "block map head_sort", "block map schedule"),
+                        masked_sinks(TARGETS[arch])):
     out = compile_source(render(sink, arch), arch)
     assert name.startswith("block map") or EXPECT[arch][0] in out, f"{name}: no {EXPECT[arch][0]}"
     lin = linear(sink, arch)
@@ -195,7 +199,8 @@ def test_dropin_mask_kernels(arch):
   ps = lambda shapes: [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)]
   keep, bias = Mods(mask_mod=_mask_mods(True, (True, False, False, True))[0], n_args=1), Mods(score_mod=_mask_mods(False, (False, True, True, False))[1], n_args=1)
   nR, nC = math.ceil(N / cfg.block_m), math.ceil(N / cfg.block_n)
-  sinks = (flash_fwd(*ps([q, kv, kv, q, rows, ((2, 1, 1, N), dtypes.bool), ((2, 1, nR, 2), dtypes.int32), ((2, 1, nR, nC), dtypes.int32)]), target=target, cfg=cfg, mods=keep),
+  sinks = (flash_fwd(*ps([q, kv, kv, q, rows, ((2, 1, 1, N), dtypes.bool), ((2, 1, nR, 2), dtypes.int32), ((2, 1, nR, nC), dtypes.int32),
+                               ((2 * H * nR,), dtypes.int32)]), target=target, cfg=cfg, mods=keep),
            classify(*ps([((2, 1, nR, nC), dtypes.int32), ((2, 1, 1, N), dtypes.bool)]), mods=keep, nq=N, nk=N, TR=cfg.block_m, TC=cfg.block_n, keys=True),
            flash_fwd(*ps([q, kv, kv, q, rows, ((1, H, N, 1), dtypes.float)]), target=target, cfg=cfg, mods=bias))
   for sink in sinks:

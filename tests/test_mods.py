@@ -187,7 +187,8 @@ def test_block_map_lists_the_tiles(emu, rng, keys):
   B, H, Nq, Nk, TR, TC = 2, 2, 40, 50, 16, 16
   doc = np.sort(r.integers(0, 3, (B, 64))).astype(np.int32)
   mods = Mods(causal=True, mask_mod=lambda b, h, q_idx, kv_idx, d: d[b, q_idx].eq(d[b, kv_idx]) | (h > 0) & (kv_idx < 8), n_args=1)
-  counts, idx = [x.numpy() for x in block_map(mods, (Tensor(doc, device="PYTHON"),), "PYTHON", B, H, Nq, Nk, TR, TC, keys=keys)]
+  G, slots = (1, 3) if keys else (2, 5)
+  counts, idx, order = [x.numpy() for x in block_map(mods, (Tensor(doc, device="PYTHON"),), "PYTHON", B, H, Nq, Nk, TR, TC, keys=keys, group=G, slots=slots)]
   kept = lambda b, h, i, j: j <= i and (doc[b, i] == doc[b, j] or (h > 0 and j < 8))
   nR, nC = math.ceil((Nq if keys else Nk) / TR), math.ceil((Nk if keys else Nq) / TC)
   assert counts.shape == (B, H, nR, 2) and idx.shape == (B, H, nR, nC)
@@ -203,6 +204,14 @@ def test_block_map_lists_the_tiles(emu, rng, keys):
         part, full = [t for t in reversed(range(nC)) if st[t] == 1], [t for t in reversed(range(nC)) if st[t] == 2]
         assert list(counts[b, h, rb]) == [len(part), len(full)], (b, h, rb, st, seed)
         assert list(idx[b, h, rb, :len(part) + len(full)]) == part + full, (b, h, rb, st, seed)
+  # the schedule: blocks of G heads each (j = b·H/G + head group) by their key C_j - slots·work (C_j: the work of grid heads 0..j), then
+  # head, then row block, a block's work being its tiles over its heads plus OVERHEAD
+  from fa_uop.blockmap import OVERHEAD
+  HX = H // G
+  work = np.array([[OVERHEAD + counts[j // HX, j % HX * G:j % HX * G + G, rb].sum() for rb in range(nR)] for j in range(B * HX)])
+  C = np.cumsum(work.sum(1))
+  want = [j * nR + rb for _, j, rb in sorted((C[j] - slots * work[j, rb], j, rb) for j in range(B * HX) for rb in range(nR))]
+  assert order.tolist() == want, (order.tolist(), want, seed)
 
 @slow_on("gfx1100")
 def test_document_mask_visits_only_its_documents(emu, monkeypatch):
