@@ -4,7 +4,7 @@ reads it (GQA) to accumulate dK and dV, and one holds a query tile and walks the
 from __future__ import annotations
 import math
 from typing import Callable
-from tinygrad import UOp
+from tinygrad import UOp, dtypes
 from tinygrad.renderer import Estimates
 from tinygrad.uop.ops import AxisType, KernelInfo
 from fa_uop.config import BwdConfig
@@ -104,7 +104,8 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   score = (lambda x, qi, kj: mods.score(x, b, hk * G + g, qi, kj, args, lim)) if mods.scores_changed else None
   dscore = (lambda x, qi, kj: mods.dscore(x, b, hk * G + g, qi, kj, args, lim)) if mods.scores_changed else None
 
-  def q_step(it:UOp, tile:UOp, g:UOp, dk_acc:UOp, dv_acc:UOp, masked:bool, after:tuple, variant:int, real:UOp|None=None) -> UOp:
+  def q_step(it:UOp, tile:UOp, g:UOp, dk_acc:UOp, dv_acc:UOp, masked:bool, after:tuple, variant:int, real:UOp|None=None,
+             carry:Callable[[UOp], UOp]|None=None) -> UOp:
     dk_acc, dv_acc = dk_acc.after(it), dv_acc.after(it)
     h = hk * G + g
     i0 = tile * BQ
@@ -112,6 +113,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     qc = copy_tile(blk, q_s.after(it, *after), qg, rows_at(q_base, D), Nq - i0, variant=variant)
     dc = copy_tile(blk, do_s.after(it, *after), dog, rows_at(q_base, D), Nq - i0, variant=variant + 1)
     qt, dot = wait_tile(blk, q_s, qc, dc, kv_copy), wait_tile(blk, do_s, qc, dc, kv_copy)
+    carried = () if carry is None else (carry(UOp.group(qc, dc)),)
     kt, vt = wait_tile(blk, k_s, kv_copy), wait_tile(blk, v_s, kv_copy)
     # per column (query) statistics: log2-domain logsumexp (+inf past Nq) and delta
     cols = [i0 + cc for cc in col_coords(blk, ncols)]
@@ -142,20 +144,27 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     dsa = a_operand(blk, dp, rows0, q.dtype)
     dk_done = mma(blk, dk_acc, dsa, lambda c0, kk: frags_b(blk, qt, c0, kk * K, trans=True), BQ // K)
     # the next query tile's copies overwrite what this step read (through ldmatrix, which tinygrad's barriers do not see)
-    return UOp.group(dv_done, dk_done).barrier().end(it)
+    return UOp.group(dv_done, dk_done, *carried).barrier().end(it)
 
   if not general: g = blk.range(G, AxisType.REDUCE)
   state, dones = (dk_acc.after(g), dv_acc.after(g)), []
+  if general and plan.listed:  # the step's tile index, carried in a register: each is loaded a step before its copies (see attend); per head
+    tix = blk.reg((1,), dtypes.int32)
+    tix = tix.after(tix.after(g)[0].store(plan.index(0)))
   for count, masked in ((n_masked, True), (n_free, False)):
     if (count if isinstance(count, int) else count.vmax) <= 0: continue
     it = blk.range(count, AxisType.REDUCE)
     if general:  # positions from 0 (masked) and from n_masked (unmasked); a phantom trip reads tile 0 and keeps nothing
       p = it if masked else plan.n_masked + it
       real = p < plan.n_masked if masked and phantom else None
-      tile = plan.tile(p) if real is None else real.where(plan.tile(p), 0)
-    else: tile, real = q_lo + it if masked else n_qt - 1 - it, None
+      tile, carry = plan.tile(p), None
+      if plan.listed:
+        tile = (tx:=tix.after(*dones, it))[0]
+        carry = lambda copies, p=p, tx=tx: tx.after(copies)[0].store(plan.index(p + 1))
+      if real is not None: tile = real.where(tile, 0)
+    else: tile, real, carry = q_lo + it if masked else n_qt - 1 - it, None, None
     dones.append(q_step(it, tile, g, *[x.after(*dones) for x in state], masked=masked, after=tuple(dones), variant=2 + 2 * len(dones),
-                        real=real).barrier())
+                        real=real, carry=carry).barrier())
   g_done = dones[-1].end(g) if dones else None  # each stage comes after the one before it, so the last one ends the head loop
   dk_acc, dv_acc = (dk_acc.after(g_done), dv_acc.after(g_done)) if g_done is not None else (dk_acc, dv_acc)
 
@@ -192,8 +201,6 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   kg, vg = flat(k), flat(v)
   rows0 = blk.warp * WM
   args, plan = kernel_plan(mods, args, b, h, mb, m0, m0 + BM - 1, Nk, BN)
-  tile_base = lambda p: kv_base + plan.tile(p) * BN * D
-  tile_rows = lambda p: Nk - plan.tile(p) * BN
   lim = (H - 1, Nq - 1, Nk - 1)
   keep = lambda qi, kj: mods.keep(b, h, qi, kj, Nk, args, lim)
   no_key_rows = (lambda l: l.eq(-math.inf).where(math.inf, l)) if mods.masks_more else (lambda l: l)  # see flash_bwd_dkdv
@@ -217,15 +224,20 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   stat = (b * H + h) * Nq
   lse2 = no_key_rows(load_vec(blk, flat(lse), [stat + r for r in rows], [r < Nq for r in rows]))
   dlt = load_vec(blk, flat(delta), [stat + r for r in rows], [r < Nq for r in rows])
-  dq_acc = dq_acc.after(dq_acc.store(dq_acc.const_like(0)))
+  # where a block map lists the tiles, the step's tile index is carried in a register, each loaded a step before its copies need it
+  # (see attend); the arithmetic of the other plans is cheaper done again
+  tix = blk.reg((1,), dtypes.int32)
+  init = UOp.group(dq_acc.store(dq_acc.const_like(0)), *([tix[0].store(plan.index(0))] if plan.listed else []))
+  dq_acc, tix = dq_acc.after(init), tix.after(init)
 
-  def kv_step(it:UOp, p0:UOp|int, dq_acc:UOp, masked:bool, after:tuple, variant:int) -> UOp:
-    dq_acc = dq_acc.after(it)
+  def kv_step(it:UOp, p0:UOp|int, dq_acc:UOp, tix:UOp, masked:bool, after:tuple, variant:int) -> UOp:
+    dq_acc, tx = dq_acc.after(it), tix.after(it)
     p = p0 + it
-    nt0 = plan.tile(p) * BN
-    ok_rows = tile_rows(p) if masked else None
-    kc = copy_tile(blk, k_s.after(it, *after), kg, rows_at(tile_base(p), D), ok_rows, variant=variant)
-    vc = copy_tile(blk, v_s.after(it, *after), vg, rows_at(tile_base(p), D), ok_rows, variant=variant + 1)
+    nt0 = (tx[0] if plan.listed else plan.tile(p)) * BN
+    ok_rows = Nk - nt0 if masked else None
+    kc = copy_tile(blk, k_s.after(it, *after), kg, rows_at(kv_base + nt0 * D, D), ok_rows, variant=variant)
+    vc = copy_tile(blk, v_s.after(it, *after), vg, rows_at(kv_base + nt0 * D, D), ok_rows, variant=variant + 1)
+    if plan.listed: dq_acc = dq_acc.after(tix.after(kc, vc)[0].store(plan.index(p + 1)))
     kt, vt = wait_tile(blk, k_s, kc, vc), wait_tile(blk, v_s, kc, vc)
     s = acc_tile(blk, WM // M, BN // N)
     s = s.after(s.after(kt.buf).store(s.const_like(0)))
@@ -246,7 +258,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   dones = []
   for p0, count, masked in ((0, plan.n_masked, True), (plan.n_masked, plan.n_free, False)):
     if (count if isinstance(count, int) else count.vmax) <= 0: continue
-    dones.append(kv_step(blk.range(count, AxisType.REDUCE), p0, dq_acc.after(*dones), masked=masked, after=tuple(dones),
+    dones.append(kv_step(blk.range(count, AxisType.REDUCE), p0, dq_acc.after(*dones), tix.after(*dones), masked=masked, after=tuple(dones),
                          variant=2 + 2 * len(dones)).barrier())
   dq_acc = dq_acc.after(*dones)
   mi, di, e = blk.range(WM // M), blk.range(D // N), blk.range(target.c.nelems)

@@ -94,53 +94,62 @@ def _items(n:int) -> tuple[UOp, tuple[UOp, UOp]]:
   cb, t = UOp.range(math.ceil(n / COLS_PER_BLOCK), 0, AxisType.GLOBAL), UOp.range(COLS_PER_BLOCK, 1, AxisType.LOCAL)
   return (cb * COLS_PER_BLOCK + t).minimum(n - 1), (t, cb)
 
-def head_sort(sw:UOp, pos:UOp, total:UOp, counts:UOp, *, HX:int, G:int, nC:int) -> UOp:
-  """per grid head j (blocks j·nR .. j·nR+nR-1): sw (B·HX·nR,) int64 <- its blocks' work (see _block_work), longest first
-  (ties: lower row block first); pos (B·HX·nR,) int32 <- each block's place in that order; total (B·HX,) int64 <- the head's work"""
+def head_sort(sw:UOp, pre:UOp, pos:UOp, total:UOp, counts:UOp, *, HX:int, G:int, nC:int) -> UOp:
+  """per grid head j (blocks j·nR .. j·nR+nR-1), its blocks longest first (ties: lower row block first): sw (B·HX·nR,) int64 <- their
+  work (see _block_work) in that order, pre likewise <- the work of the head's blocks before each, pos (B·HX·nR,) int32 <- each block's
+  place in the order; total (B·HX,) int64 <- the head's work"""
   n, nR = sw.shape[0], counts.shape[2]
   i, ends = _items(n)
   j, r = i // nR, i % nR
   w = _block_work(counts, nC, HX, G, j, r)
-  acc = UOp.placeholder((2,), dtypes.int64, slot=0, addrspace=AddrSpace.REG)   # blocks before this one, the head's work
-  acc = acc.after(UOp.group(acc[0].store(0), acc[1].store(0)))
+  acc = UOp.placeholder((3,), dtypes.int64, slot=0, addrspace=AddrSpace.REG)   # blocks before this one, their work, the head's
+  acc = acc.after(UOp.group(*[acc[x].store(0) for x in range(3)]))
   r2 = UOp.range(nR, 2, AxisType.REDUCE)
   w2, cur = _block_work(counts, nC, HX, G, j, r2), acc.after(r2)
-  acc = acc.after(UOp.group(acc[0].store(cur[0] + ((w2 > w) | (w2.eq(w) & (r2 < r))).cast(dtypes.int64)), acc[1].store(cur[1] + w2)).end(r2))
+  first = (w2 > w) | (w2.eq(w) & (r2 < r))
+  acc = acc.after(UOp.group(acc[0].store(cur[0] + first.cast(dtypes.int64)), acc[1].store(cur[1] + first.where(w2, 0)),
+                            acc[2].store(cur[2] + w2)).end(r2))
   rank = acc[0].cast(dtypes.int32)
-  stores = UOp.group(flat(sw).index(j * nR + rank).store(w), flat(pos).index(i).store(rank), flat(total).index(j).store(acc[1]))  # every block of a head stores its total
-  info = KernelInfo(name="fa_blockmap_head_sort", opts_to_apply=(), estimates=Estimates(ops=n * nR * G, mem=n * 16))
+  stores = UOp.group(flat(sw).index(j * nR + rank).store(w), flat(pre).index(j * nR + rank).store(acc[1]), flat(pos).index(i).store(rank),
+                     flat(total).index(j).store(acc[2]))  # every block of a head stores its total
+  info = KernelInfo(name="fa_blockmap_head_sort", opts_to_apply=(), estimates=Estimates(ops=n * nR * G, mem=n * 24))
   return stores.end(*ends).sink(arg=info).rtag(1)
 
-def schedule(order:UOp, sw:UOp, pos:UOp, total:UOp, *, slots:int) -> UOp:
-  """order (B·HX·nR,) int32 <- the grid's blocks (j·nR + rb: grid head j, row block rb) in the order they start. Head by head, each
-  head's longest blocks early enough to end with it: with `slots` blocks running at once and each taking its work, head j is done
-  when the work of heads 0..j (C_j) is, so block i of head j should start by C_j/slots - work_i (earliest deadline first, a head's
-  end its blocks' deadline). Blocks are ordered by the key C_j - slots·work_i, then by head, then as head_sort orders a head's
-  blocks; each block counts those before it: in its own head its place there, in another a binary search of that head's
-  works (sorted by head_sort), which its keys follow in order."""
+# the share of the kernel's time by whose end every block should have started (below 1: the model's blocks are not all equally fast)
+LATEST = 15 / 16
+
+def schedule(order:UOp, sw:UOp, pre:UOp, pos:UOp, total:UOp, *, slots:int) -> UOp:
+  """order (B·HX·nR,) int32 <- the grid's blocks (j·nR + rb: grid head j, row block rb) in the order they start: head by head (the
+  blocks of a head read the same keys and values, which the cache then holds), each head's longest first, except that a block
+  starts no later than it must to end with the kernel. In work done by `slots` blocks running at once, each taking its work, block
+  i of head j starts head by head at C_j + pre_i (C_j: the work of the heads before j; pre_i: of its head's blocks before it), and
+  must by LATEST·C - slots·work_i (C: all the work); the key is the smaller, then the head, then the place in the head. Keys of a
+  head grow along head_sort's order, so each block counts those before it in another head by a binary search, in its own by its place."""
   n, BH = order.shape[0], total.shape[0]
   nR = n // BH
   i, ends = _items(n)
-  j, sw_, tot = i // nR, flat(sw), flat(total)
-  c = UOp.placeholder((1,), dtypes.int64, slot=0, addrspace=AddrSpace.REG)    # C_j: the work of heads 0..j
-  c = c.after(c[0].store(0))
+  j, tot = i // nR, flat(total)
+  c = UOp.placeholder((2,), dtypes.int64, slot=0, addrspace=AddrSpace.REG)    # the work of the heads before j, and of all
+  c = c.after(UOp.group(c[0].store(0), c[1].store(0)))
   j1 = UOp.range(BH, 2, AxisType.REDUCE)
-  c = c.after(c[0].store(c.after(j1)[0] + (j1 < j + 1).where(tot[j1], 0)).end(j1))
-  key = c[0] - slots * sw_[j * nR + flat(pos)[i]]
-  st = UOp.placeholder((2,), dtypes.int64, slot=1, addrspace=AddrSpace.REG)   # C of head j2, blocks before this one
+  cj = c.after(j1)
+  c = c.after(UOp.group(c[0].store(cj[0] + (j1 < j).where(tot[j1], 0)), c[1].store(cj[1] + tot[j1])).end(j1))
+  latest = c[1] * round(LATEST * 64) // 64
+  key_at = lambda start, m: (start + flat(pre)[m]).minimum(latest - slots * flat(sw)[m])
+  key = key_at(c[0], j * nR + flat(pos)[i])
+  st = UOp.placeholder((2,), dtypes.int64, slot=1, addrspace=AddrSpace.REG)   # the work of the heads before j2, blocks before this one
   st = st.after(UOp.group(st[0].store(0), st[1].store(0)))
   j2 = UOp.range(BH, 3, AxisType.REDUCE)
   cur = st.after(j2)
-  c2 = cur[0] + tot[j2]
-  # head j2's blocks before this one: those with c2 - slots·w < key (<= where j2 < j), i.e. slots·w > x; its works descend
-  x = c2 - key - (j2 < j).cast(dtypes.int64)
+  # head j2's blocks before this one: those whose key is below this one's (or equal, where j2 < j)
+  bound = key + (j2 < j).cast(dtypes.int64)
   lo, hi = UOp.const(0, dtypes.int32), UOp.const(nR, dtypes.int32)
   for _ in range(nR.bit_length()):
     mid = (lo + hi) // 2
-    more = (lo < hi) & (slots * sw_[j2 * nR + mid.minimum(nR - 1)] > x)
+    more = (lo < hi) & (key_at(cur[0], j2 * nR + mid.minimum(nR - 1)) < bound)
     lo, hi = more.where(mid + 1, lo), ((lo < hi) & more.logical_not()).where(mid, hi)
   before = j2.eq(j).where(flat(pos)[i], lo).cast(dtypes.int64)
-  st = st.after(UOp.group(st[0].store(c2), st[1].store(cur[1] + before)).end(j2))
+  st = st.after(UOp.group(st[0].store(cur[0] + tot[j2]), st[1].store(cur[1] + before)).end(j2))
   info = KernelInfo(name="fa_blockmap_schedule", opts_to_apply=(), estimates=Estimates(ops=n * BH * nR.bit_length(), mem=n * 4))
   return flat(order).index(st[1].cast(dtypes.int32)).store(i).end(*ends).sink(arg=info).rtag(1)
 
@@ -172,11 +181,10 @@ def block_map(mods:Mods, mod_args:tuple[Tensor, ...], device:str, B:int, H:int, 
   counts, idx = Tensor.empty(*shape[:3], 2, dtype=dtypes.int32, device=device), Tensor.empty(*shape, dtype=dtypes.int32, device=device)
   counts, idx = Tensor.custom_kernel(counts, idx, status, fxn=compact)[:2]
   HX = H // group
-  sw, pos = Tensor.empty(B * HX * nR, dtype=dtypes.int64, device=device), Tensor.empty(B * HX * nR, dtype=dtypes.int32, device=device)
-  sw, pos, total = Tensor.custom_kernel(sw, pos, Tensor.empty(B * HX, dtype=dtypes.int64, device=device), counts,
-                                        fxn=lambda *a: head_sort(*a, HX=HX, G=group, nC=nC))[:3]
-  order = Tensor.custom_kernel(Tensor.empty(B * HX * nR, dtype=dtypes.int32, device=device), sw, pos, total,
-                               fxn=lambda *a: schedule(*a, slots=slots))[0]
+  ints = lambda n, dt: Tensor.empty(n, dtype=dt, device=device)
+  sw, pre, pos, total = Tensor.custom_kernel(ints(B * HX * nR, dtypes.int64), ints(B * HX * nR, dtypes.int64), ints(B * HX * nR, dtypes.int32),
+                                             ints(B * HX, dtypes.int64), counts, fxn=lambda *a: head_sort(*a, HX=HX, G=group, nC=nC))[:4]
+  order = Tensor.custom_kernel(ints(B * HX * nR, dtypes.int32), sw, pre, pos, total, fxn=lambda *a: schedule(*a, slots=slots))[0]
   _CACHE[key] = (counts, idx, order)
   if len(_CACHE) > CACHE_SIZE: _CACHE.popitem(last=False)
   return counts, idx, order
@@ -206,7 +214,7 @@ def map_plan(counts:UOp, idx:UOp, b:UOp, h:UOp, rb:UOp) -> TilePlan:
   clamp = lambda x: min(max(x, 0), nC - 1) if isinstance(x, int) else x.maximum(0).minimum(nC - 1)
   # at most nC - 1 tiles stay unmasked (one is masked, borrowed if need be): so tinygrad knows that with one column tile there is no
   # unmasked stage, whose tile, then a constant, it would load outside the loop that never runs (past a key tail)
-  return TilePlan(part + borrow, (full - borrow).minimum(nC - 1), lambda p: clamp(flat(idx)[row * nC + clamp(p)]), part + full)
+  return TilePlan(part + borrow, (full - borrow).minimum(nC - 1), lambda p: clamp(flat(idx)[row * nC + clamp(p)]), part + full, listed=True)
 
 def kernel_plan(mods:Mods, args:tuple[UOp, ...], b:UOp, h:UOp, rb:UOp, first:UOp, last:UOp, n:int, T:int, keys:bool=True) -> tuple[tuple[UOp, ...], TilePlan]:
   """a kernel's mod buffers and the tiles of its row block rb (rows at positions first..last over n columns in tiles of T):

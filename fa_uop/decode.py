@@ -65,11 +65,11 @@ def flash_decode(q:UOp, k:UOp, v:UOp, seqlens:UOp, table:UOp|None, o:UOp, lse:UO
     share = TilePlan(count, 0, lambda p: plan.tile(first + p), count)
   lim = (H - 1, cap - 1, cap - 1)   # a mod sees positions in the cache (a query before its start at 0)
   score = (lambda x, row, key, interior=False: mods.score(x, b, head(row), pos(row), key, args, lim)) if mods.scores_changed else None   # every tile masked
-  acc, row_max, row_sum = attend(blk, cfg, q, k, v, rows_at(row0 * D, D), R - m0, tile_rows, run, nk, share, 1 / math.sqrt(D) if scale is None else scale,
+  acc, row_max, row_sum, q_s = attend(blk, cfg, q, k, v, rows_at(row0 * D, D), R - m0, tile_rows, run, nk, share, 1 / math.sqrt(D) if scale is None else scale,
                                  lambda row, key: mods.keep(b, head(row), pos(row), key, nk, args, lim), score)
   if s is None: o_row, lse_row = (lambda r: (row0 + r) * D), (lambda r: row0 + r)
   else: o_row, lse_row = (lambda r: ((row0 + r) * S + s) * D), (lambda r: (row0 + r) * S + s)
-  stores = store_rows(blk, cfg, acc, row_max, row_sum, o, o_row, lse, lse_row, R - m0)
+  stores = store_rows(blk, cfg, acc, row_max, row_sum, q_s, o, o_row, lse, lse_row, R - m0)
   kv_bytes = 2 * B * Hkv * cap * D * k.dtype.itemsize
   cost = Estimates(ops=4 * B * H * Nq * cap * D, mem=kv_bytes + 2 * B * H * Nq * D * q.dtype.itemsize)
   info = KernelInfo(name=mods.name("fa_decode" + ("_paged" if table is not None else ""), D), opts_to_apply=(), estimates=cost)

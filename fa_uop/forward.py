@@ -4,14 +4,14 @@ the query heads of a GQA group packed into one tile and the splits of a KV cache
 from __future__ import annotations
 import math
 from typing import Callable
-from tinygrad import UOp
+from tinygrad import UOp, dtypes
 from tinygrad.renderer import Estimates
 from tinygrad.uop.ops import AxisType, KernelInfo, Ops
 from fa_uop.config import FwdConfig
 from fa_uop.mods import Mods, TilePlan
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target
-from fa_uop.tiles import (Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords,
+from fa_uop.tiles import (Block, Smem, flat, smem, store_tile, acc_to_lds, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords,
                           mma, a_operand, lane_reduce, rows_at)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
@@ -24,8 +24,8 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   the tile from key n0 lives in k and v, the keys stored densely in runs of `run` (None: all); nk keys are real. The scores
   are scaled by scale; score(x, row, key, interior), where given, modifies a scaled score x of a block row and a key (natural
   log domain; interior: an unmasked tile, whose keys the plan guarantees real);
-  in a masked tile a block row sees a key where keep(row, key). Returns the output accumulator, row max (log2 domain) and the
-  full row sums."""
+  in a masked tile a block row sees a key where keep(row, key). Returns the output accumulator, row max (log2 domain), the
+  full row sums and Q's LDS tile, free once the loop is done (store_rows stages the output through it)."""
   target = blk.target
   D = q.shape[-1]
   BM, BN = cfg.block_m, cfg.block_n
@@ -50,18 +50,22 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   acc = acc_tile(blk, WM // M, D // N)
   nrows = rows_view(blk, acc).shape[0]
   row_max, row_sum = blk.reg((nrows,)), blk.reg((nrows,))
-  init = UOp.group(acc.store(acc.const_like(0)), row_max.store(row_max.const_like(-math.inf)), row_sum.store(row_sum.const_like(0)))
-  raw = (acc, row_max, row_sum)
+  # and the tiles of this step and the next: where a block map lists them, each index is loaded a step before a copy needs it
+  # (behind P·V), not waited for at the top of every step
+  tix = blk.reg((2,), dtypes.int32)
+  init = UOp.group(acc.store(acc.const_like(0)), row_max.store(row_max.const_like(-math.inf)), row_sum.store(row_sum.const_like(0)),
+                   tix[0].store(plan.index(0)), tix[1].store(plan.index(1)))
+  raw = (acc, row_max, row_sum, tix)
 
-  def kv_step(it:UOp, p0:UOp|int, acc:UOp, row_max:UOp, row_sum:UOp, masked:bool, after:tuple[UOp, ...], variant:int) -> UOp:
+  def kv_step(it:UOp, p0:UOp|int, acc:UOp, row_max:UOp, row_sum:UOp, tix:UOp, masked:bool, after:tuple[UOp, ...], variant:int) -> UOp:
     """one KV tile: K_p was copied by the step before (or the prologue); V_p is copied while S = Q·Kᵀ runs, and K_{p+1} while P·V
     runs. Returns the END of the loop."""
-    acc, row_max, row_sum = acc.after(it), row_max.after(it), row_sum.after(it)  # read the carried state anew each iteration
+    acc, row_max, row_sum, tx = acc.after(it), row_max.after(it), row_sum.after(it), tix.after(it)  # the carried state, read anew each iteration
     p = p0 + it
     real = p < plan.n_masked if masked and phantom else None
-    n0 = n0_of(p)
+    n0 = tx[0] * BN
     kt = wait_tile(blk, k_s, it, *after)
-    vc = copy_tile(blk, v_s.after(kt.buf), vg, tile(p), (nk - n0 if real is None else real.where(nk - n0, 0)) if masked else None,
+    vc = copy_tile(blk, v_s.after(kt.buf), vg, tile_rows(n0), (nk - n0 if real is None else real.where(nk - n0, 0)) if masked else None,
                    variant=variant, run=run)
     # S = Q·Kᵀ, scaled into the log2 domain; V's copy is issued first so it overlaps this
     s = acc_tile(blk, WM // M, BN // N)
@@ -91,8 +95,8 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     acc = acc.after(upd)
     # V_p must have landed, and every warp be done reading K_p before K_{p+1} overwrites it
     vt = wait_tile(blk, v_s.after(vc), s_done)
-    kc = copy_tile(blk, k_s.after(vt.buf), kg, tile(p + 1), (p + 1 < total).where(BN, 0), variant=variant + 1, run=run)
-    acc = acc.after(kc)
+    kc = copy_tile(blk, k_s.after(vt.buf), kg, tile_rows(tx[1] * BN), (p + 1 < total).where(BN, 0), variant=variant + 1, run=run)
+    acc = acc.after(kc, UOp.group(tix.after(vc, kc)[0].store(tx[1]), tix.after(vc, kc)[1].store(plan.index(p + 2))))
     # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout)
     return mma(blk, acc, a_operand(blk, s, blk.warp * WM, v.dtype), lambda n0, kk: frags_b(blk, vt, n0, kk * K, trans=True), BN // K).end(it)
 
@@ -110,23 +114,27 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     # the barrier keeps the next stage's copies behind this stage's last reads (tinygrad adds one only at a loop's back edge)
     dones.append(kv_step(blk.range(count, AxisType.REDUCE), p0, *[x.after(init, *dones) for x in raw], masked=masked, after=(first_k, *dones),
                          variant=2 + 2 * len(dones)).barrier())
-  acc, row_max, row_sum = [x.after(init, *dones) for x in raw]
-  return acc, row_max, lane_reduce(blk, row_sum, Ops.ADD)
+  acc, row_max, row_sum = [x.after(init, *dones) for x in raw[:3]]
+  return acc, row_max, lane_reduce(blk, row_sum, Ops.ADD), q_s
 
-def store_rows(blk:Block, cfg:FwdConfig, acc:UOp, row_max:UOp, row_sum:UOp, o:UOp, o_row:Callable[[UOp], UOp], lse:UOp|None,
+def store_rows(blk:Block, cfg:FwdConfig, acc:UOp, row_max:UOp, row_sum:UOp, stage:Smem, o:UOp, o_row:Callable[[UOp], UOp], lse:UOp|None,
                lse_row:Callable[[UOp], UOp], nq:UOp|int) -> list[UOp]:
   """attend's epilogue: normalise and store block row r's output at o_row(r) (+ column) and its natural-log logsumexp at
-  lse_row(r), for the first nq rows. A row that saw no key gets output 0 and logsumexp -inf."""
+  lse_row(r), for the first nq rows. A row that saw no key gets output 0 and logsumexp -inf. A 16-bit output goes through the
+  LDS tile stage (BLOCK_M x D), to leave in whole 16-byte pieces of its rows."""
   M, N, _ = blk.target.mma
   WM, D = cfg.block_m // blk.warps, acc.shape[1] * N
   a_rows = rows_view(blk, acc)
   nrows = a_rows.shape[0]
   inv = row_sum.eq(0).where(0.0, 1 / row_sum)
   acc = acc.after(a_rows.store(a_rows * inv.reshape(nrows, 1).expand(a_rows.shape)))
-  mi, di, e = blk.range(WM // M), blk.range(D // N), blk.range(blk.target.c.nelems)
-  r, col = tile_coords(blk, mi, di, e)
-  row = blk.warp * WM + r
-  stores = [flat(o).index((o_row(row) + col).valid(row < nq)).store(acc[mi, di, e].cast(o.dtype)).end(mi, di, e)]
+  if o.dtype.itemsize == 2:
+    stores = [store_tile(blk, wait_tile(blk, acc_to_lds(blk, acc, stage, blk.warp * WM, o.dtype)), flat(o), o_row, nq)]
+  else:
+    mi, di, e = blk.range(WM // M), blk.range(D // N), blk.range(blk.target.c.nelems)
+    r, col = tile_coords(blk, mi, di, e)
+    row = blk.warp * WM + r
+    stores = [flat(o).index((o_row(row) + col).valid(row < nq)).store(acc[mi, di, e].cast(o.dtype)).end(mi, di, e)]
   if lse is not None:  # the lanes that share a row write the same value to it
     stores += [flat(lse).index(lse_row(row).valid(row < nq)).store((row_max[i] + row_sum[i].log2()) * LN2)
                for i, row in enumerate(blk.warp * WM + r for r in row_coords(blk, nrows))]
@@ -152,10 +160,10 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
   lim = (H - 1, Nq - 1, Nk - 1)
   args, plan = kernel_plan(mods, args, b, h, mb, m0, m0 + BM - 1, Nk, BN)
-  acc, row_max, row_sum = attend(blk, cfg, q, k, v, rows_at(q_base, D), Nq - m0, lambda n0: rows_at(kv_base + n0 * D, D), None, Nk,
+  acc, row_max, row_sum, q_s = attend(blk, cfg, q, k, v, rows_at(q_base, D), Nq - m0, lambda n0: rows_at(kv_base + n0 * D, D), None, Nk,
                                  plan, 1 / math.sqrt(D) if scale is None else scale,
                                  lambda row, key: mods.keep(b, h, m0 + row, key, Nk, args, lim), mods.score_fn(b, h, lambda row: m0 + row, args, lim))
-  stores = store_rows(blk, cfg, acc, row_max, row_sum, o, lambda r: q_base + r * D, lse, lambda r: (b * H + h) * Nq + m0 + r, Nq - m0)
+  stores = store_rows(blk, cfg, acc, row_max, row_sum, q_s, o, lambda r: q_base + r * D, lse, lambda r: (b * H + h) * Nq + m0 + r, Nq - m0)
   # The cost is stated, and the sink tagged as already optimized so tinygrad keeps it: derived symbolically over the
   # data-dependent loop bounds it is a graph deep enough to overflow Python's recursion when printed into the program's key.
   cost = Estimates(ops=4 * B * H * Nq * Nk * D // (2 if mods.causal else 1), mem=(2 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize)

@@ -102,6 +102,10 @@ class TilePlan:
   n_free: UOp|int
   tile: Callable[[UOp|int], UOp|int]
   total: UOp|int      # n_masked + n_free, in a form whose bounds tinygrad can see
+  listed: bool = False  # tile(p) reads a block map's list (a load; else it is arithmetic)
+  def index(self, p:UOp|int) -> UOp|int:
+    """tile(p) as an int32, for the register a kernel carries it in"""
+    return t if isinstance(t:=self.tile(p), int) else t.cast(dtypes.int32)
 
 def _ceil(x:UOp|int, d:int) -> UOp|int: return (x + d - 1) // d
 

@@ -99,6 +99,17 @@ def wait_tile(blk:Block, dst:Smem, *deps:UOp) -> Smem:
   if blk.target.copy_wait is None: return dst.after(*deps)  # tinygrad puts a barrier behind LDS stores that deps carry
   return dst.after(blk.target.copy_wait(dst.buf.after(*deps).index(0)).barrier())
 
+def store_tile(blk:Block, src:Smem, dst:UOp, row:Callable[[UOp], UOp], rows_valid:UOp|int) -> UOp:
+  """copy_tile's reverse: store src to a flat global buffer (row r of the tile at element row(r)), 16 bytes per thread and step, its
+  rows from rows_valid on not at all. Whole rows leave in 16-byte pieces, where C fragments would store a few bytes per row each.
+  Each row(r) is a multiple of 8 elements (16 bytes), as the rows of a (..., D) tensor are: said so to tinygrad, which vectorizes."""
+  chunks = src.rows * src.cols // 8
+  it, v = blk.range(-(-chunks // blk.threads), AxisType.UPCAST), blk.range(8, AxisType.UPCAST)
+  chunk = it * blk.threads + blk.tid
+  r, c = chunk // (src.cols // 8), chunk % (src.cols // 8) * 8
+  ok = r < rows_valid if chunks % blk.threads == 0 else (r < rows_valid) & (chunk < chunks)
+  return dst.index(((row(r) + c) // 8 * 8 + v).valid(ok)).store(src.at(r, c + v)).end(it, v)
+
 # *** fragments of LDS tiles ***
 
 def _gather(blk:Block, t:Smem, frag, r0:UOp|int, c0:UOp|int, trans:bool=False) -> UOp:
@@ -204,11 +215,14 @@ def a_operand(blk:Block, t:UOp, rows0:UOp, dtype:DType) -> Callable[[UOp|int, UO
   reg = acc_tile(blk, tm, tn, dtype)
   reg = reg.after(reg.store(t.cast(dtype)))
   if (pa:=a_from_acc(blk, reg)) is not None: return lambda m, kk: pa[m, kk]
-  s = smem(blk, blk.warps * tm * M, tn * N, dtype)
-  i, j, e = blk.range(tm), blk.range(tn), blk.range(blk.target.c.nelems)
-  r, c = tile_coords(blk, i, j, e)
-  s = s.after(s.at(rows0 + r, c).store(reg[i, j, e]).end(i, j, e))
+  s = acc_to_lds(blk, reg, smem(blk, blk.warps * tm * M, tn * N, dtype), rows0, dtype)
   return lambda m, kk: frag_a(blk, s, rows0 + m * M, kk * K)
+
+def acc_to_lds(blk:Block, t:UOp, s:Smem, rows0:UOp, dtype:DType) -> Smem:
+  """s with the C-fragment register tile t (this warp's rows from rows0 of the block) stored into it, rounded to dtype"""
+  i, j, e = blk.range(t.shape[0]), blk.range(t.shape[1]), blk.range(blk.target.c.nelems)
+  r, c = tile_coords(blk, i, j, e)
+  return s.after(s.at(rows0 + r, c).store(t[i, j, e].cast(dtype)).end(i, j, e))
 
 # *** MMA over tiles ***
 

@@ -166,8 +166,9 @@ def masked_sinks(target, D=64, N=320, H=4, Hkv=2):
           flash_bwd_dq(*ps([q, kv, kv, q, rows, rows, q, *args, *bmap(c_q.block_m, c_q.block_n)]), target=target, cfg=c_q, mods=mods),
           classify(*ps([status, *args]), mods=mods, nq=N, nk=N, TR=64, TC=64, keys=True),
           compact(*ps(bmap(64, 64)[:2] + [status])),
-          head_sort(*ps([(n:=(2 * H * math.ceil(N / 64),), dtypes.int64), (n, dtypes.int32), ((2 * H,), dtypes.int64), bmap(64, 64)[0]]), HX=H, G=1, nC=math.ceil(N / 64)),
-          schedule(*ps([(n, dtypes.int32), (n, dtypes.int64), (n, dtypes.int32), ((2 * H,), dtypes.int64)]), slots=264))
+          head_sort(*ps([(n:=(2 * H * math.ceil(N / 64),), dtypes.int64), (n, dtypes.int64), (n, dtypes.int32), ((2 * H,), dtypes.int64), bmap(64, 64)[0]]),
+                    HX=H, G=1, nC=math.ceil(N / 64)),
+          schedule(*ps([(n, dtypes.int32), (n, dtypes.int64), (n, dtypes.int64), (n, dtypes.int32), ((2 * H,), dtypes.int64)]), slots=264))
 
 @pytest.mark.parametrize("arch", ["gfx1100", "sm_90"])
 def test_masked_kernels(arch):

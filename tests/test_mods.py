@@ -204,13 +204,16 @@ def test_block_map_lists_the_tiles(emu, rng, keys):
         part, full = [t for t in reversed(range(nC)) if st[t] == 1], [t for t in reversed(range(nC)) if st[t] == 2]
         assert list(counts[b, h, rb]) == [len(part), len(full)], (b, h, rb, st, seed)
         assert list(idx[b, h, rb, :len(part) + len(full)]) == part + full, (b, h, rb, st, seed)
-  # the schedule: blocks of G heads each (j = b·H/G + head group) by their key C_j - slots·work (C_j: the work of grid heads 0..j), then
-  # head, then row block, a block's work being its tiles over its heads plus OVERHEAD
-  from fa_uop.blockmap import OVERHEAD
+  # the schedule: blocks of G heads each (grid head j = b·H/G + head group), a block's work its tiles over its heads plus OVERHEAD; head
+  # by head, each head's longest first (then lower row block), unless that starts a block later than LATEST of all the work less its own
+  from fa_uop.blockmap import OVERHEAD, LATEST
   HX = H // G
   work = np.array([[OVERHEAD + counts[j // HX, j % HX * G:j % HX * G + G, rb].sum() for rb in range(nR)] for j in range(B * HX)])
-  C = np.cumsum(work.sum(1))
-  want = [j * nR + rb for _, j, rb in sorted((C[j] - slots * work[j, rb], j, rb) for j in range(B * HX) for rb in range(nR))]
+  places = [sorted(range(nR), key=lambda rb: (-work[j, rb], rb)) for j in range(B * HX)]
+  before = [np.concatenate([[0], np.cumsum(work[j, places[j]])]) for j in range(B * HX)]
+  heads_before, latest = np.concatenate([[0], np.cumsum(work.sum(1))]), work.sum() * round(LATEST * 64) // 64
+  want = [j * nR + rb for *_, j, _, rb in sorted((min(heads_before[j] + before[j][m], latest - slots * work[j, rb]), j, m, rb)
+                                                 for j in range(B * HX) for m, rb in enumerate(places[j]))]
   assert order.tolist() == want, (order.tolist(), want, seed)
 
 @slow_on("gfx1100")
