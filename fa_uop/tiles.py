@@ -107,8 +107,9 @@ def store_tile(blk:Block, src:Smem, dst:UOp, row:Callable[[UOp], UOp], rows_vali
   it, v = blk.range(-(-chunks // blk.threads), AxisType.UPCAST), blk.range(8, AxisType.UPCAST)
   chunk = it * blk.threads + blk.tid
   r, c = chunk // (src.cols // 8), chunk % (src.cols // 8) * 8
-  ok = r < rows_valid if chunks % blk.threads == 0 else (r < rows_valid) & (chunk < chunks)
-  return dst.index(((row(r) + c) // 8 * 8 + v).valid(ok)).store(src.at(r, c + v)).end(it, v)
+  if chunks % blk.threads == 0: return dst.index(((row(r) + c) // 8 * 8 + v).valid(r < rows_valid)).store(src.at(r, c + v)).end(it, v)
+  active = chunk < chunks   # the last step's threads past the tile read and store nothing
+  return dst.index(((row(r) + c) // 8 * 8 + v).valid(active & (r < rows_valid))).store(src.buf.index(src.index(r, c + v).valid(active))).end(it, v)
 
 # *** fragments of LDS tiles ***
 

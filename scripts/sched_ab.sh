@@ -2,12 +2,7 @@
 # earliest-deadline schedule, abtmp/sched: `mkdir -p abtmp/X && git archive <commit> | tar -x -C abtmp/X`) and the working tree
 # (new), causal and the document mask (4 documents), fwd and bwd, 64x32x4, alternating, twice, the new document runs verified; then
 # scripts/mask_variants.py on sched and new. Logs and summary.txt in $OUT.
-source scripts/device_setup.sh
-bench() { # variant log env...
-  local d=$PWD v=$1 log=$2; shift 2; [ $v != new ] && d=$PWD/abtmp/$v
-  (cd $d && env PYTHONPATH=/tmp/site:$d "$@" timeout 250 python3 bench.py) > $OUT/$log.log 2>&1
-  echo "$log: $(grep -E '^(fa_uop|torch)' $OUT/$log.log | awk '{print $1, $2, $5}' | tr '\n' ' ') ok=$(grep -c ': ok' $OUT/$log.log)" | tee -a $OUT/summary.txt
-}
+source scripts/ab_bench.sh
 big() { bench $1 $1_$2_$3 B=1 H=16 N=16384 D=128 CAUSAL=1 MASK=$([ $2 = none ] || echo $2) MODE=fwd,bwd CONFIG=64x32x4 PEERS= VERIFY=${4:-0} CNT=20; }
 for r in a b; do
   big base none $r; big sched none $r; big new none $r

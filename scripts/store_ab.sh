@@ -1,12 +1,7 @@
 # A/B on the GPU of the output staged through LDS (store_tile): the working tree (new) against a copy with the C fragments stored
 # straight to global memory (abtmp/prev), causal and the document mask, fwd and bwd, 64x32x4, alternating, twice, the new runs of
 # the first round verified. Logs and summary.txt in $OUT.
-source scripts/device_setup.sh
-bench() { # variant log env...
-  local d=$PWD v=$1 log=$2; shift 2; [ $v != new ] && d=$PWD/abtmp/$v
-  (cd $d && env PYTHONPATH=/tmp/site:$d "$@" timeout 250 python3 bench.py) > $OUT/$log.log 2>&1
-  echo "$log: $(grep -E '^(fa_uop|torch)' $OUT/$log.log | awk '{print $1, $2, $5}' | tr '\n' ' ') ok=$(grep -c ': ok' $OUT/$log.log)" | tee -a $OUT/summary.txt
-}
+source scripts/ab_bench.sh
 big() { bench $1 $1_$2_$3 B=1 H=16 N=16384 D=128 CAUSAL=1 MASK=$([ $2 = none ] || echo $2) MODE=fwd,bwd CONFIG=64x32x4 PEERS= VERIFY=${4:-0} CNT=20; }
 for r in a b; do for m in none document; do big prev $m $r; big new $m $r $([ $r = a ] && echo 1); done; done
 bench new train_new B=8 H=16 N=2048 D=128 CAUSAL=1 MODE=fwd,bwd CONFIG=64x32x4 PEERS= VERIFY=0 CNT=20
