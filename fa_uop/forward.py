@@ -51,9 +51,10 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   nrows = rows_view(blk, acc).shape[0]
   row_max, row_sum = blk.reg((nrows,)), blk.reg((nrows,))
   # and the tiles of this step and the next. Where a block map lists them, each index is loaded a step before a copy needs it
-  # (behind P·V), not waited for at the top of every step; the arithmetic of other plans measured faster carried too, except
-  # beside a score modification (H100: causal -2%, ALiBi +2.5%, docs/perf.md)
-  carry = plan.listed or score is None
+  # (behind P·V), not waited for at the top of every step. The arithmetic of other plans measured faster carried too with the
+  # target's async copies, except beside a score modification (H100: causal -2%, ALiBi +2.5%, docs/perf.md); the twin's guarded
+  # loads of a carried index make tinygrad's valid simplification three times slower (a 12 s build of the emulated forward: 35 s)
+  carry = plan.listed or (score is None and target.copy16 is not None)
   tix = blk.reg((2,), dtypes.int32)
   init = UOp.group(acc.store(acc.const_like(0)), row_max.store(row_max.const_like(-math.inf)), row_sum.store(row_sum.const_like(0)),
                    *([tix[0].store(plan.index(0)), tix[1].store(plan.index(1))] if carry else []))
