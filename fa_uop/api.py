@@ -116,11 +116,8 @@ def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, 
   f_dkdv, f_dq = _bwd_builders(target, cfg_dkdv, cfg_dq, mods, scale)
   ins = (q.contiguous(), k.contiguous(), v.contiguous(), do.cast(q.dtype).contiguous(), lse.float().contiguous(), delta.contiguous())
   args = tuple(t.contiguous() for t in mod_args)
-  # a map's schedule orders the blocks of one device's kernel: the shard's batch and heads (the mods read neither sharded axis)
-  (Bl, Hl), slots = shard.local_shape(q)[:2], multiprocessors(shard.device(q), target) * RESIDENT
   maps = ((), ()) if mods.mask_mod is None else \
-    (block_map(mods, mod_args, q.device, Bl, Hl, Nq, k.shape[2], cfg_dkdv.block_m, cfg_dkdv.block_n, keys=False, group=H // k.shape[1], slots=slots),
-     block_map(mods, mod_args, q.device, Bl, Hl, Nq, k.shape[2], cfg_dq.block_m, cfg_dq.block_n, slots=slots))
+    (_block_map(target, mods, mod_args, q, k, cfg_dkdv, keys=False, group=H // k.shape[1]), _block_map(target, mods, mod_args, q, k, cfg_dq))
   dk, dv = (shard.empty(k, k.shape, k.dtype) for _ in range(2))
   dk, dv = Tensor.custom_kernel(*ins, dk, dv, *args, *maps[0], fxn=f_dkdv)[6:8]
   dq = Tensor.custom_kernel(*ins, shard.empty(q, q.shape, q.dtype), *args, *maps[1], fxn=f_dq)[6]
@@ -140,11 +137,18 @@ def _fwd_grad(target:Target, mods:Mods, scale:float|None):
     return (dq.uop, dk.uop, dv.uop, None, None, *[None] * len(args))
   return grad_fxn
 
+def _block_map(target:Target, mods:Mods, mod_args:tuple[Tensor, ...], q:Tensor, k:Tensor, cfg:FwdConfig|BwdConfig, keys:bool=True,
+               group:int=1) -> tuple[Tensor, Tensor, Tensor]:
+  """the block map of a kernel tiled by cfg; its schedule orders the blocks of one device's kernel, so it is built for the shard's
+  batch and heads (the mods read neither sharded axis) and the device's multiprocessors"""
+  B, H = shard.local_shape(q)[:2]
+  return block_map(mods, mod_args, q.device, B, H, q.shape[2], k.shape[2], cfg.block_m, cfg.block_n, keys=keys, group=group,
+                   slots=multiprocessors(shard.device(q), target) * RESIDENT)
+
 def _run_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, mods:Mods, scale:float|None, mod_args:tuple[Tensor, ...]=()) -> tuple[Tensor, Tensor]:
   B, H, Nq, D = q.shape
   o, lse = shard.empty(q, (B, H, Nq, D), q.dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
-  bmap = () if mods.mask_mod is None else block_map(mods, mod_args, q.device, *shard.local_shape(q)[:2], Nq, k.shape[2], cfg.block_m,
-                                                    cfg.block_n, slots=multiprocessors(shard.device(q), target) * RESIDENT)  # see _backward
+  bmap = () if mods.mask_mod is None else _block_map(target, mods, mod_args, q, k, cfg)
   outs = Tensor.custom_kernel(q.contiguous(), k.contiguous(), v.contiguous(), o, lse, *[t.contiguous() for t in mod_args], *bmap,
                               fxn=_fwd_builder(target, cfg, mods, scale), grad_fxn=_fwd_grad(target, mods, scale))
   return outs[3], outs[4]
