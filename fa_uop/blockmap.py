@@ -206,8 +206,7 @@ def map_plan(counts:UOp, idx:UOp, b:UOp, h:UOp, rb:UOp) -> TilePlan:
   """the tiles of row block rb from a block map's placeholders: its partial tiles masked, its full ones not; where it has no
   partial tile but full ones, the first full one is masked anyway (the emulator needs a first stage that runs; see tile_plan).
   Counts and indices are clamped to the map: nothing is read outside it whatever it holds."""
-  Bm, Hm, nR, nC = idx.shape
-  row = ((b if Bm > 1 else 0) * Hm + (h if Hm > 1 else 0)) * nR + rb
+  nC, row = idx.shape[3], _map_row(idx.shape, b, h, rb)
   part = flat(counts)[row * 2].maximum(0).minimum(nC)
   full = flat(counts)[row * 2 + 1].maximum(0).minimum(nC - part)
   borrow = ((part < 1) & (full > 0)).where(1, 0)

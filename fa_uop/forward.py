@@ -100,7 +100,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     vt = wait_tile(blk, v_s.after(vc), s_done)
     kc = copy_tile(blk, k_s.after(vt.buf), kg, tile_rows((tx[1] if carry else plan.tile(p + 1)) * BN), (p + 1 < total).where(BN, 0),
                    variant=variant + 1, run=run)
-    if carry: acc = acc.after(kc, UOp.group(tix.after(vc, kc)[0].store(tx[1]), tix.after(vc, kc)[1].store(plan.index(p + 2))))
+    if carry: acc = acc.after(kc, UOp.group((tu:=tix.after(vc, kc))[0].store(tx[1]), tu[1].store(plan.index(p + 2))))
     else: acc = acc.after(kc)
     # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout)
     return mma(blk, acc, a_operand(blk, s, blk.warp * WM, v.dtype), lambda n0, kk: frags_b(blk, vt, n0, kk * K, trans=True), BN // K).end(it)
