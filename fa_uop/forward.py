@@ -42,9 +42,14 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   first_rows = nk - n0_of(0) if isinstance(total, int) or total.vmin >= 1 else (total > 0).where(nk - n0_of(0), 0)
   first_k = copy_tile(blk, k_s, kg, tile(0), first_rows, variant=1, run=run)
   q_s = wait_tile(blk, q_s, copy_tile(blk, q_s, qg, q_rows, nq), first_k)
-  q_frag = blk.reg((WM // M, D // K, target.a.nelems), q.dtype)
-  qm, qk = blk.range(WM // M), blk.range(D // K)
-  q_frag = q_frag.after(q_frag[qm, qk].store(frag_a(blk, q_s, blk.warp * WM + qm * M, qk * K)).end(qm, qk))
+  # Q's A fragments stay in registers for the whole loop where a warp has one m-tile. With more they do not fit beside the output
+  # accumulator (at 128x32x4, D=128: 255 registers and spills), so each K-step reads them from Q's LDS tile, as FlashAttention-2 does
+  q_in_regs = WM // M == 1
+  if q_in_regs:
+    q_frag = blk.reg((WM // M, D // K, target.a.nelems), q.dtype)
+    qm, qk = blk.range(WM // M), blk.range(D // K)
+    q_frag = q_frag.after(q_frag[qm, qk].store(frag_a(blk, q_s, blk.warp * WM + qm * M, qk * K)).end(qm, qk))
+  q_a = (lambda m, kk: q_frag[m, kk]) if q_in_regs else (lambda m, kk: frag_a(blk, q_s, blk.warp * WM + m * M, kk * K))
 
   # running state: output accumulator, row max (log2 domain, scaled) and this lane's part of the row sum
   acc = acc_tile(blk, WM // M, D // N)
@@ -73,7 +78,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     # S = Q·Kᵀ, scaled into the log2 domain; V's copy is issued first so it overlaps this
     s = acc_tile(blk, WM // M, BN // N)
     s = s.after(s.after(vc).store(s.const_like(0)))
-    s = s.after(mma(blk, s, lambda m, kk: q_frag[m, kk], lambda n0, kk: frags_b(blk, kt, n0, kk * K), D // K))
+    s = s.after(mma(blk, s, q_a, lambda n0, kk: frags_b(blk, kt, n0, kk * K), D // K, a_reads=not q_in_regs))
     mi, ni, e = blk.range(WM // M), blk.range(BN // N), blk.range(target.c.nelems)
     r, col = tile_coords(blk, mi, ni, e)
     # softmax in base 2: exp(x) = exp2(x·log2 e), with the modification (if any) on the natural-log score
@@ -134,7 +139,9 @@ def store_rows(blk:Block, cfg:FwdConfig, acc:UOp, row_max:UOp, row_sum:UOp, stag
   inv = row_sum.eq(0).where(0.0, 1 / row_sum)
   acc = acc.after(a_rows.store(a_rows * inv.reshape(nrows, 1).expand(a_rows.shape)))
   if o.dtype.itemsize == 2:
-    stores = [store_tile(blk, wait_tile(blk, acc_to_lds(blk, acc, stage, blk.warp * WM, o.dtype)), flat(o), o_row, nq)]
+    # unrolled: at the END of a loop of LDS stores tinygrad puts a barrier that lists the LDS loads the stored values came from, Q's
+    # in the KV loop where Q is read there, which the emulator never made where that stage of the loop ran no time
+    stores = [store_tile(blk, wait_tile(blk, acc_to_lds(blk, acc, stage, blk.warp * WM, o.dtype, unrolled=True)), flat(o), o_row, nq)]
   else:
     mi, di, e = blk.range(WM // M), blk.range(D // N), blk.range(blk.target.c.nelems)
     r, col = tile_coords(blk, mi, di, e)

@@ -219,23 +219,30 @@ def a_operand(blk:Block, t:UOp, rows0:UOp, dtype:DType) -> Callable[[UOp|int, UO
   s = acc_to_lds(blk, reg, smem(blk, blk.warps * tm * M, tn * N, dtype), rows0, dtype)
   return lambda m, kk: frag_a(blk, s, rows0 + m * M, kk * K)
 
-def acc_to_lds(blk:Block, t:UOp, s:Smem, rows0:UOp, dtype:DType) -> Smem:
-  """s with the C-fragment register tile t (this warp's rows from rows0 of the block) stored into it, rounded to dtype"""
-  i, j, e = blk.range(t.shape[0]), blk.range(t.shape[1]), blk.range(blk.target.c.nelems)
+def acc_to_lds(blk:Block, t:UOp, s:Smem, rows0:UOp, dtype:DType, unrolled:bool=False) -> Smem:
+  """s with the C-fragment register tile t (this warp's rows from rows0 of the block) stored into it, rounded to dtype; unrolled in
+  the graph, not as loops (see store_rows)"""
+  i, j, e = [blk.range(n, AxisType.UPCAST if unrolled else AxisType.LOOP) for n in (t.shape[0], t.shape[1], blk.target.c.nelems)]
   r, c = tile_coords(blk, i, j, e)
   return s.after(s.at(rows0 + r, c).store(t[i, j, e].cast(dtype)).end(i, j, e))
 
 # *** MMA over tiles ***
 
-def mma(blk:Block, acc:UOp, a:Callable[[UOp, UOp], UOp], b:Callable[[UOp, UOp], list[UOp]], ksteps:int) -> UOp:
+def mma(blk:Block, acc:UOp, a:Callable[[UOp, UOp], UOp], b:Callable[[UOp, UOp], list[UOp]], ksteps:int, a_reads:bool=False) -> UOp:
   """acc[m, n] += A[m] · B[n]ᵀ over ksteps K-steps: a(m, k) gives the A fragment of m-tile m, b(n0, k) the b_group B fragments
-  from column n0 on. K-steps outermost, then n-groups, then m-tiles, so each B fragment read serves every m-tile. Returns the
-  loops' END."""
+  from column n0 on. K-steps outermost, then n-groups, then m-tiles, so each B fragment read serves every m-tile; where a reads
+  LDS (a_reads), each A fragment is read into registers once per K-step. Returns the loops' END."""
   t = blk.target
   M, N, K = t.mma
   tm, tn, _ = acc.shape
   g = b_group(blk)
-  kk, ng, m = blk.range(ksteps, AxisType.REDUCE), blk.range(tn // g), blk.range(tm)
+  kk = blk.range(ksteps, AxisType.REDUCE)
+  if a_reads:  # the K-step's A fragments, read once for every n-group
+    am = blk.range(tm)
+    areg = blk.reg((tm, t.a.nelems), (af:=a(am, kk)).dtype)
+    areg = areg.after(areg[am].store(af).end(am))
+    a = lambda m, _: areg[m]
+  ng, m = blk.range(tn // g), blk.range(tm)
   bf = b(ng * g * N, kk)
   outs = [acc[m, ng * g + j] for j in range(g)]
   return UOp.group(*[o.store(UOp.wmma(a(m, kk), bf[j], o.after(kk), (N, M, K), t.mma_device, t.warp)) for j, o in enumerate(outs)]).end(m).end(ng).end(kk)
