@@ -43,10 +43,11 @@ def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
   """(dK/dV, dQ) configs: 64 rows over 4 warps and 32 columns fit 48 KB of LDS up to D=128 in both"""
   return BwdConfig(64, 32, 4), BwdConfig(64, 32, 4)
 
-# what the tuner tries; each is checked per target and head dim, so a target gets those its LDS holds: the last two take 80 and 128 KB
-# at D=128 (of those here only gfx950's 160 KB), less at smaller head dims
+# what the tuner tries; each is checked per target and head dim, so a target gets those its LDS holds: 128x64x4 and 128x128x8 take 80
+# and 128 KB at D=128 (of those here only gfx950's 160 KB), less at smaller head dims. 128x32x4 (two m-tiles per warp, Q's fragments
+# read from LDS) is the H100's fastest for the document mask, 64x32x4 for causal (docs/perf.md, 2026-11-24)
 CANDIDATES = (FwdConfig(64, 32, 4), FwdConfig(64, 64, 4), FwdConfig(128, 32, 8), FwdConfig(128, 64, 8), FwdConfig(64, 16, 4),
-              FwdConfig(128, 64, 4), FwdConfig(128, 128, 8))
+              FwdConfig(128, 64, 4), FwdConfig(128, 128, 8), FwdConfig(128, 32, 4))
 
 def candidates(target:Target, d:int) -> list[FwdConfig]:
   def ok(c:FwdConfig) -> bool:

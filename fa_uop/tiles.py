@@ -228,24 +228,38 @@ def acc_to_lds(blk:Block, t:UOp, s:Smem, rows0:UOp, dtype:DType, unrolled:bool=F
 
 # *** MMA over tiles ***
 
+# K-steps per trip of an MMA loop whose A fragments are read from LDS, unrolled in the graph: nvcc leaves a loop of one K-step rolled
+# at 128x32x4 (255 registers), each step waiting on its own fragment reads, and unrolled fully it spills (H100, the document mask's
+# forward at 1, 2, 4, 8: 1.427, 1.402, 1.495, 1.665 ms; docs/perf.md)
+A_UNROLL = 2
+
 def mma(blk:Block, acc:UOp, a:Callable[[UOp, UOp], UOp], b:Callable[[UOp, UOp], list[UOp]], ksteps:int, a_reads:bool=False) -> UOp:
   """acc[m, n] += A[m] · B[n]ᵀ over ksteps K-steps: a(m, k) gives the A fragment of m-tile m, b(n0, k) the b_group B fragments
   from column n0 on. K-steps outermost, then n-groups, then m-tiles, so each B fragment read serves every m-tile; where a reads
-  LDS (a_reads), each A fragment is read into registers once per K-step. Returns the loops' END."""
+  LDS (a_reads), each A fragment is read into registers once per K-step. Returns the loops' END (the last K-step's)."""
   t = blk.target
   M, N, K = t.mma
   tm, tn, _ = acc.shape
   g = b_group(blk)
-  kk = blk.range(ksteps, AxisType.REDUCE)
-  if a_reads:  # the K-step's A fragments, read once for every n-group
-    am = blk.range(tm)
-    areg = blk.reg((tm, t.a.nelems), (af:=a(am, kk)).dtype)
-    areg = areg.after(areg[am].store(af).end(am))
-    a = lambda m, _: areg[m]
-  ng, m = blk.range(tn // g), blk.range(tm)
-  bf = b(ng * g * N, kk)
-  outs = [acc[m, ng * g + j] for j in range(g)]
-  return UOp.group(*[o.store(UOp.wmma(a(m, kk), bf[j], o.after(kk), (N, M, K), t.mma_device, t.warp)) for j, o in enumerate(outs)]).end(m).end(ng).end(kk)
+  if not a_reads:
+    kk, ng, m = blk.range(ksteps, AxisType.REDUCE), blk.range(tn // g), blk.range(tm)
+    bf = b(ng * g * N, kk)
+    outs = [acc[m, ng * g + j] for j in range(g)]
+    return UOp.group(*[o.store(UOp.wmma(a(m, kk), bf[j], o.after(kk), (N, M, K), t.mma_device, t.warp)) for j, o in enumerate(outs)]).end(m).end(ng).end(kk)
+  # A from LDS: each K-step reads its A fragments once for every n-group, A_UNROLL K-steps per trip of the loop
+  U = A_UNROLL if ksteps % A_UNROLL == 0 else 1
+  ko = blk.range(ksteps // U, AxisType.REDUCE) if U < ksteps else None
+  rd = acc if ko is None else acc.after(ko)
+  for ki in range(U):
+    kk = ki if ko is None else ko * U + ki
+    areg = blk.reg((tm, t.a.nelems), (af:=[a(i, kk) for i in range(tm)])[0].dtype)
+    areg = areg.after(UOp.group(*[areg[i].store(x) for i, x in enumerate(af)]))
+    ng, m = blk.range(tn // g), blk.range(tm)
+    bf = b(ng * g * N, kk)
+    done = UOp.group(*[acc[m, ng * g + j].store(UOp.wmma(areg[m], bf[j], rd[m, ng * g + j], (N, M, K), t.mma_device, t.warp))
+                       for j in range(g)]).end(m).end(ng)
+    rd = acc.after(done)
+  return done if ko is None else done.end(ko)
 
 # *** across the lanes of a warp ***
 

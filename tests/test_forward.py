@@ -41,6 +41,13 @@ def test_candidate_configs(emu, rng, cfg):
   if cfg not in candidates(target_for("PYTHON"), 64): pytest.skip(f"{cfg} does not fit this target")
   check(rng, 1, 1, 1, 2 * cfg.block_m + 3, 2 * cfg.block_m + 3, 64, True, dtypes.half, cfg=cfg)
 
+# one warp of 32 rows: two m-tiles, so Q's fragments are read from LDS at each K-step (as at 128x32x4), K-steps two per loop trip
+# (D=64), all unrolled (D=32) or one per trip (D=48, an odd count); causal, with tails and Nq != Nk
+@pytest.mark.parametrize("D", [32, 48, 64])
+@slow_on("gfx1100", keep=lambda p: p["D"] == 64)
+@all_targets(keep=lambda p: p["D"] == 64)
+def test_two_m_tiles_per_warp(emu, rng, D): check(rng, 1, 2, 1, 70, 45, D, True, dtypes.half, cfg=FwdConfig(32, 32, 1))
+
 @pytest.mark.slow  # its config (64x64x4 on CUDA) runs at D=64 in test_candidate_configs
 def test_default_config_d128(emu, rng):
   cfg = default_fwd_config(target_for("PYTHON"), 128)

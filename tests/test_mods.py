@@ -22,13 +22,13 @@ def check_rows(o, lse, ref_o, ref_lse, dtype, msg):
   assert (o[empty] == 0).all() and np.isneginf(lse[empty]).all(), f"rows with no key {msg}"
   assert_close(np.where(empty[..., None], 0, o), np.where(empty, 0, lse), ref_o, np.where(empty, 0, ref_lse), dtype, msg)
 
-def fwd(rng, B, H, Hkv, Nq, Nk, D, dtype=dtypes.half, keep=None, score=None, qmul=1.0, **kw):
+def fwd(rng, B, H, Hkv, Nq, Nk, D, dtype=dtypes.half, keep=None, score=None, qmul=1.0, cfg=CFG, **kw):
   r, seed = rng
   (qn, kn, vn), (q, k, v) = qkv(r, B, H, Hkv, Nq, Nk, D, dtype)
   if qmul != 1.0:
     q = (q.float() * qmul).cast(dtype).contiguous().realize()
     qn = q.float().numpy().astype(np.float64)
-  o, lse = flash_attention(q, k, v, return_lse=True, config=CFG, **kw)
+  o, lse = flash_attention(q, k, v, return_lse=True, config=cfg, **kw)
   ref_o, ref_lse = attention_ref(qn, kn, vn, kw.get("causal", False), keep=keep, score=score)
   check_rows(o.float().numpy().astype(np.float64), lse.numpy().astype(np.float64), ref_o, ref_lse, dtype, f"(seed {seed})")
 
@@ -72,12 +72,14 @@ def test_alibi_score_mod(emu, rng):
   fwd(rng, 1, 4, 2, 40, 40, 32, score=lambda s: s + slopes[None, :, None, None] * (j - i), causal=True,
       score_mod=lambda s, b, h, q_idx, kv_idx, sl: s + sl[h] * (kv_idx - q_idx).cast(dtypes.float), mod_args=(Tensor(slopes, device="PYTHON"),))
 
-@slow_on("gfx1100")   # a document mask_mod on gfx1100 by default: test_everything_at_once
-def test_document_mask(emu, rng):
+# and with two m-tiles per warp (Q's fragments read from LDS, as at 128x32x4, the H100's config for this mask)
+@pytest.mark.parametrize("cfg", [CFG, FwdConfig(32, 32, 1)], ids=str)
+@slow_on("gfx1100", keep=lambda p: p["cfg"].warps == 1)   # a document mask_mod with CFG on gfx1100 by default: test_everything_at_once
+def test_document_mask(emu, rng, cfg):
   """packed sequences: a query sees the keys of its own document only, from per-token document ids"""
   r, _ = rng
   doc = np.sort(r.integers(0, 4, (2, 64))).astype(np.int32)
-  fwd(rng, 2, 1, 1, 64, 64, 32, keep=doc[:, None, :, None] == doc[:, None, None, :], causal=True,
+  fwd(rng, 2, 1, 1, 64, 64, 32, keep=doc[:, None, :, None] == doc[:, None, None, :], causal=True, cfg=cfg,
       mask_mod=lambda b, h, q_idx, kv_idx, d: d[b, q_idx].eq(d[b, kv_idx]), mod_args=(Tensor(doc, device="PYTHON"),))
 
 def test_key_padding_and_empty_rows(emu, rng):
