@@ -11,7 +11,8 @@ from tinygrad.renderer.cstyle import HIPCCRenderer, NVCCRenderer
 from tinygrad.uop.ops import Ops
 
 def renderer(arch:str) -> Renderer:
-  return NVCCRenderer(TgTarget("CUDA", arch=arch)) if arch.startswith("sm_") else HIPCCRenderer(TgTarget("AMD", arch=arch))
+  # sm_90a renders as sm_90 (the same CUDA source; tinygrad 0.14's renderer cannot parse the 'a'): only the compile differs
+  return NVCCRenderer(TgTarget("CUDA", arch=arch.removesuffix("a"))) if arch.startswith("sm_") else HIPCCRenderer(TgTarget("AMD", arch=arch))
 
 def linear(sink:UOp, arch:str) -> list[UOp]:
   """the kernel as tinygrad linearizes it for arch ('gfx1100', 'sm_90', ...): the program order the GPU runs"""
@@ -35,7 +36,7 @@ def _access(u:UOp) -> str|None:
     if "cp.async.cg" in u.arg: return "g" if "cp.async.commit_group" in u.arg else "a"
     if "cp.async.commit_group" in u.arg: return "C"
     if "cp.async.wait_group" in u.arg: return "W"
-    if "ldmatrix" in u.arg: return "r"
+    if "ldmatrix" in u.arg or "wgmma.mma_async" in u.arg: return "r"
   return None
 
 def lds_hazards(lst:list[UOp]) -> list[str]:
@@ -108,7 +109,9 @@ def compile_source(src:str, arch:str) -> str:
       cmd = [clang, "-x", "hip", "--cuda-device-only", f"--offload-arch={arch}", "-nogpulib", "-nogpuinc", "-O3", "-S", "-o", f"{d}/out.s", f"{d}/k.hip"]
       fn, out = f"{d}/k.hip", f"{d}/out.s"
     else:
-      cmd = [os.environ.get("FA_UOP_NVCC") or "nvcc", f"-arch={arch}", "-ptx", "-o", f"{d}/out.ptx", f"{d}/k.cu"]
+      # an arch-specific target (sm_90a: wgmma) needs the -gencode form; nvcc 13.0's -arch=sm_90a also runs a plain sm_90 pass
+      gen = [f"-gencode=arch=compute_{arch[3:]},code=compute_{arch[3:]}"] if arch.endswith("a") else [f"-arch={arch}"]
+      cmd = [os.environ.get("FA_UOP_NVCC") or "nvcc", *gen, "-ptx", "-o", f"{d}/out.ptx", f"{d}/k.cu"]
       fn, out = f"{d}/k.cu", f"{d}/out.ptx"
     with open(fn, "w") as f: f.write(_with_device_libs(src) if arch.startswith("gfx") else src)
     subprocess.run(cmd, check=True, capture_output=True, text=True)

@@ -63,11 +63,13 @@ class Target:
   ldsm: Callable[[UOp, bool, str, DType], list[UOp]]|None = None  # four 8x8 16-bit matrices from LDS; twin: element loads
   # per operand: (row, col) in the tile whose address lane gives; not part of the hash (a dict), ldsm already tells the paths apart
   ldsm_addr: dict[str, Callable[[UOp], tuple[UOp, UOp]]]|None = field(default=None, hash=False, compare=False)
+  # Hopper's warpgroup MMA on LDS tiles (see _cuda_wgmma); twin: mma over fragment reads of the same tiles
+  wgmma: Callable[[UOp, UOp, int, int, int, int, str, DType], list[UOp]]|None = None
   multiprocessors: int = 1      # SMs or CUs of the family's common part, where the device cannot be asked (the emulator)
   # the same GPU with a narrower MMA K, for head dims and tiles the wide one does not divide (CDNA4's 16x16x16 beside its 16x16x32)
   narrow: Target|None = None
   def portable(self) -> Target:
-    return replace(self, shuffle=None, copy16=None, copy_wait=None, ldsm=None, ldsm_addr=None, narrow=self.narrow and self.narrow.portable())
+    return replace(self, shuffle=None, copy16=None, copy_wait=None, ldsm=None, ldsm_addr=None, wgmma=None, narrow=self.narrow and self.narrow.portable())
   def narrowed(self, *extents:int) -> Target:
     """the description a kernel is built with whose MMAs run over these K extents (the head dim, a tile's keys or queries): this one,
     or its narrow MMA where one of them is no multiple of the K"""
@@ -104,6 +106,37 @@ def _cuda_ldsm(addr:UOp, trans:bool, name:str, dtype:DType) -> list[UOp]:
   conv = "__ushort_as_half" if dtype == dtypes.half else "__ushort_as_bfloat16"
   return [UOp(Ops.CUSTOMI, dtype, (ld, UOp.const(i, dtypes.int)), arg=f"{conv}(((unsigned short *){name})[{{1}}])") for i in range(8)]
 
+def _cuda_wait_async_proxy(anchor:UOp) -> UOp:
+  """the async copies' wait, then a proxy fence: what they wrote is read next by wgmma, through the async proxy"""
+  return UOp(Ops.CUSTOM, dtypes.void, (anchor,), arg='asm volatile("cp.async.wait_group 0;\\nfence.proxy.async.shared::cta;" ::: "memory");')
+
+def _wgmma_desc(addr:str) -> str:
+  """a wgmma matrix descriptor of a 16-bit tile in 128-byte swizzle atoms (8 rows of 128 bytes, 1024 bytes apart) from the LDS byte
+  address addr: start address >> 4, leading byte offset 1 (unused by K-major swizzled tiles), stride byte offset 1024 >> 4, mode 1"""
+  return f"(((unsigned long long)((({addr}) & 0x3FFFF) >> 4)) | (1ull << 16) | (64ull << 32) | (1ull << 62))"
+
+def _cuda_wgmma(a:UOp, b:UOp, n:int, ksteps:int, a_block:int, b_block:int, name:str, dtype:DType) -> list[UOp]:
+  """wgmma.mma_async m64n{n}k16 over ksteps K-steps: D (64 x n, float32) = A·Bᵀ, A (64 x 16·ksteps) and B (n x 16·ksteps) 16-bit
+  tiles in LDS from a and b, stored as 128-byte swizzle atoms of 64 columns (tiles.Smem, atom=64), a_block and b_block bytes from
+  one 64-column block to the next. All 128 threads of the warpgroup (4 consecutive warps from a multiple of 4) run it. Thread l of
+  warp w gets rows 16w + l//4 and 16w + l//4 + 8 in mma.sync's m16n8 C layout, 8 columns at a time: returned as its n/2 floats."""
+  ty, nd = {dtypes.half: "f16", dtypes.bfloat16: "bf16"}[dtype], n // 2
+  regs = ",".join(f"%{i}" for i in range(nd))
+  outs = ", ".join(f'"+f"({name}[{i}])' for i in range(nd))
+  steps = []
+  for kk in range(ksteps):
+    ka, kb = (kk * 16 // 64 * x + kk * 16 % 64 * 2 for x in (a_block, b_block))
+    steps.append(f'asm volatile("{{{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{nd + 2}, 0;\\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} '
+                 f'{{{{{regs}}}}}, %{nd}, %{nd + 1}, p, 1, 1, 0, 0;\\n}}}}" : {outs} : "l"({_wgmma_desc(f"{name}_a + {ka}")}), '
+                 f'"l"({_wgmma_desc(f"{name}_b + {kb}")}), "r"({min(kk, 1)}));')
+  code = (f"float {name}[{nd}]; {{{{ unsigned {name}_a = (unsigned)__cvta_generic_to_shared({{0}}), {name}_b = (unsigned)__cvta_generic_to_shared({{1}}); "
+          f'for (int i = 0; i < {nd}; i++) {name}[i] = 0.0f; asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); ' + " ".join(steps) +
+          ' asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }}')
+  # a constant of the 16-bit type rides along unused: tinygrad includes that type's header for the values a kernel has, and a kernel
+  # whose 16-bit data never leaves LDS but through wgmma has none
+  mm = UOp(Ops.CUSTOM, dtypes.void, (a, b, UOp.const(0, dtype)), arg=code)
+  return [UOp(Ops.CUSTOMI, dtypes.float, (mm, UOp.const(i, dtypes.int)), arg=f"{name}[{{1}}]") for i in range(nd)]
+
 # RDNA3 wmma_f32_16x16x16: A and B hold one row (col) of 16 k per lane, duplicated in both half-waves; C holds column lane%16, rows lane//16+2e
 RDNA3 = Target("gfx1100", "AMD", 32, (16, 16, 16),
   a=Frag((16, 16), 1, lanes=(0,), elems=(1,)), b=Frag((16, 16), 1, lanes=(0,), elems=(1,)),
@@ -120,6 +153,9 @@ SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
   # one ldmatrix.x4 per A fragment (16x16), per two B fragments from K rows (2 n8 x k16), per two from V rows with .trans
   ldsm_addr={"a": lambda l: (l % 8 + (l // 8 % 2) * 8, l // 16 * 8), "b": lambda l: (l % 8 + l // 16 * 8, l // 8 % 2 * 8),
              "bt": lambda l: (l % 8 + (l // 8 % 2) * 8, l // 16 * 8)})
+
+# Hopper (sm_90a): sm_80's mma.sync and copies, and wgmma for warpgroups; its copies' wait fences them for wgmma's reads
+SM90A = replace(SM80, arch="sm_90a", copy_wait=_cuda_wait_async_proxy, wgmma=_cuda_wgmma, multiprocessors=132)
 
 # RDNA4 wmma_f32_16x16x16 (gfx12): no duplicated operands; A and B hold k 0-3 and 8-11 of row (column) lane%16 in lanes 0-15, k 4-7
 # and 12-15 in lanes 16-31; C holds column lane%16, rows 8(lane//16)+e
@@ -150,6 +186,18 @@ def target_for(device:str) -> Target:
   if base is None: raise ValueError(f"device {device!r} (arch {arch!r}) has no fa_uop target: {supported}")
   base = replace(base, arch=arch, narrow=base.narrow and replace(base.narrow, arch=arch))
   return base.portable() if device.split(":")[0] == "PYTHON" else base
+
+def hopper(device:str) -> Target:
+  """SM90A for a CUDA device of compute capability 9.0 (H100, H200), its compiler switched to sm_90a for every kernel compiled from
+  now on (sm_90a code runs on exactly that chip). tinygrad 0.14 names the arch sm_90, whose nvrtc target rejects wgmma, and cannot
+  parse DEV=CUDA::sm_90a (its tensor-core table reads int('90a')): so the renderer stays sm_90, the same source, and only nvrtc's
+  --gpu-architecture changes, with no change to tinygrad."""
+  from tinygrad.runtime.support.compiler_cuda import NVRTCCompiler
+  r = Device[device].renderer
+  if device.split(":")[0] != "CUDA" or r.target.arch != "sm_90":
+    raise ValueError(f"the Hopper target needs DEV=CUDA on a compute capability 9.0 GPU, got {device!r} (arch {r.target.arch!r})")
+  if r.compiler.arch != "sm_90a": r.compiler = NVRTCCompiler("sm_90a", ptx=True, cache_key="cuda")
+  return SM90A
 
 def multiprocessors(device:str, target:Target) -> int:
   """how many blocks the device runs side by side at one per multiprocessor: CUDA's SM count, AMD's CU count, else the target's"""

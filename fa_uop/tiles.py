@@ -45,7 +45,9 @@ class Smem:
   buf: UOp
   rows: int
   cols: int
+  atom: int = 0   # else: stored as column blocks of `atom` (64: 128-byte rows), each rows x atom: Hopper's 128-byte swizzle (wgmma)
   def index(self, r:UOp|int, c:UOp|int) -> UOp|int:
+    if self.atom: return c // self.atom * (self.rows * self.atom) + r * self.atom + ((c % self.atom // 8) ^ (r % 8)) * 8 + c % 8
     # XOR within aligned groups of g chunks (g: the largest power of two dividing the chunks per row, at most 8), so a chunk
     # never leaves its row; the XOR value changes every 8/g rows, which spreads any 8 consecutive rows over all 8 bank groups
     chunks = self.cols // 8
@@ -54,9 +56,10 @@ class Smem:
   def at(self, r:UOp|int, c:UOp|int) -> UOp: return self.buf.index(self.index(r, c))
   def after(self, *deps:UOp) -> Smem: return replace(self, buf=self.buf.after(*deps))
 
-def smem(blk:Block, rows:int, cols:int, dtype:DType) -> Smem:
+def smem(blk:Block, rows:int, cols:int, dtype:DType, atom:int=0) -> Smem:
   assert cols % 8 == 0, f"LDS tile rows of {cols} elements are not whole 16-byte chunks"
-  return Smem(blk.lds((rows * cols,), dtype), rows, cols)
+  assert not atom or (atom == 64 and cols % atom == 0 and rows % 8 == 0), f"swizzle atoms of 64 columns and 8 rows, got {rows}x{cols}"
+  return Smem(blk.lds((rows * cols,), dtype), rows, cols, atom)
 
 # *** global -> LDS ***
 
@@ -260,6 +263,20 @@ def mma(blk:Block, acc:UOp, a:Callable[[UOp, UOp], UOp], b:Callable[[UOp, UOp], 
                        for j in range(g)]).end(m).end(ng)
     rd = acc.after(done)
   return done if ko is None else done.end(ko)
+
+def wgmma_tile(blk:Block, acc:UOp, a:Smem, b:Smem) -> UOp:
+  """acc = A·Bᵀ for a warpgroup (4 warps of 16 rows): A the 64 rows of a, B the n rows of b, over all their columns; acc is each warp's
+  (1, n/N, elements) C tile of its 16 rows. Hopper's wgmma on the LDS tiles (stored in swizzle atoms) where the target has it; the
+  twin: mma over fragment reads of the same tiles. Returns the stores."""
+  t = blk.target
+  M, N, K = t.mma
+  assert blk.warps == 4 and a.rows == 4 * M and acc.shape[:2] == (1, b.rows // N) and a.cols == b.cols, "one warpgroup's 64 x n tile"
+  if t.wgmma is None:
+    acc = acc.after(acc.store(acc.const_like(0)))
+    return mma(blk, acc, lambda m, kk: frag_a(blk, a, blk.warp * M, kk * K), lambda n0, kk: frags_b(blk, b, n0, kk * K), a.cols // K)
+  vals = t.wgmma(a.at(0, 0), b.at(0, 0), b.rows, a.cols // 16, a.rows * a.atom * 2, b.rows * b.atom * 2, f"fa_wg{next(blk.ids)}", a.buf.dtype)
+  n = acc.shape[2]
+  return UOp.group(*[acc[0, j, e].store(vals[j * n + e]) for j in range(acc.shape[1]) for e in range(n)])
 
 # *** across the lanes of a warp ***
 

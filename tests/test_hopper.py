@@ -1,0 +1,62 @@
+"""Hopper's warpgroup MMA as the tile layer issues it (tiles.wgmma_tile): S = Q·Kᵀ of 64 query rows against n keys, both LDS tiles
+in 128-byte swizzle atoms. The emulator runs the twin (mma.sync fragments of the same layout), nvcc builds the wgmma source for
+sm_90a, and on an H100 or H200 (DEV=CUDA, marker gpu) it runs through tinygrad with the compiler switched to sm_90a."""
+import functools, shutil
+import numpy as np, pytest
+from tinygrad import Tensor, Device, dtypes
+from tinygrad.uop.ops import KernelInfo
+from fa_uop import SM90A
+from fa_uop.target import hopper
+from fa_uop.tiles import Block, smem, copy_tile, wait_tile, acc_tile, wgmma_tile, tile_coords, rows_at, flat
+from fa_uop.compile import render, compile_source, linear, lds_hazards
+
+def qk_sink(q, k, s, *, target):
+  """one block of 4 warps: s (64, n) float32 = q (64, D) · k (n, D)ᵀ"""
+  D, n = q.shape[-1], k.shape[0]
+  blk = Block(target, 4)
+  q_s, k_s = smem(blk, 64, D, q.dtype, atom=64), smem(blk, n, D, q.dtype, atom=64)
+  q_s = wait_tile(blk, q_s, copy_tile(blk, q_s, flat(q), rows_at(0, D)), copy_tile(blk, k_s, flat(k), rows_at(0, D), variant=1))
+  acc = acc_tile(blk, 1, n // target.mma[1])
+  acc = acc.after(wgmma_tile(blk, acc, q_s, k_s.after(q_s.buf)))
+  mi, ni, e = blk.range(1), blk.range(n // target.mma[1]), blk.range(target.c.nelems)
+  r, c = tile_coords(blk, mi, ni, e)
+  store = flat(s).index((blk.warp * 16 + r) * n + c).store(acc[mi, ni, e]).end(mi, ni, e)
+  return store.end(blk.warp, blk.lane).sink(arg=KernelInfo(name=f"fa_wgmma_qk_{n}_d{D}", opts_to_apply=()))
+
+def run_qk(rng, n, D, dtype, target, device):
+  q, k = (rng.standard_normal(sh).astype(np.float32) for sh in ((64, D), (n, D)))
+  qt, kt = (Tensor(x, device=device).cast(dtype).contiguous().realize() for x in (q, k))
+  s = Tensor.full((64, n), float("nan"), dtype=dtypes.float32, device=device).contiguous().realize()
+  out = Tensor.custom_kernel(qt, kt, s, fxn=functools.partial(qk_sink, target=target))[2].realize().numpy()
+  qr, kr = (t.float().numpy().astype(np.float64) for t in (qt, kt))
+  ref = qr @ kr.T
+  assert np.isfinite(out).all(), "unwritten elements"
+  assert np.abs(out - ref).max() <= 1e-3 * np.abs(ref).max(), f"max abs err {np.abs(out - ref).max():.2e} (max |ref| {np.abs(ref).max():.1f})"
+
+# D=128: two atoms per row; n=32 and 64: wgmma's N
+SHAPES = [(32, 128, dtypes.half), (64, 64, dtypes.bfloat16)]
+
+@pytest.mark.parametrize("n,D,dtype", SHAPES, ids=str)
+def test_twin_on_the_emulator(n, D, dtype):
+  """the twin on the same LDS layout (swizzle atoms) and warp rows as wgmma, on the emulated sm_80"""
+  run_qk(np.random.default_rng(), n, D, dtype, SM90A.portable(), "PYTHON::sm_80")
+
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
+@pytest.mark.parametrize("n,D,dtype", SHAPES, ids=str)
+def test_builds_for_sm_90a(n, D, dtype):
+  """nvcc assembles the wgmma source for sm_90a, which has the MMA, its fence and the async-proxy fence of the copies, and no LDS race"""
+  from tinygrad import UOp
+  ps = [UOp.placeholder(sh, dt, i) for i, (sh, dt) in enumerate((((64, D), dtype), ((n, D), dtype), ((64, n), dtypes.float)))]
+  sink = qk_sink(*ps, target=SM90A)
+  ptx = compile_source(render(sink, "sm_90a"), "sm_90a")
+  ty = "f16" if dtype == dtypes.half else "bf16"
+  for ins in (f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty}", "wgmma.fence.sync.aligned", "fence.proxy.async.shared::cta"):
+    assert ins in ptx, f"no {ins}"
+  assert ptx.count("wgmma.mma_async") == D // 16
+  assert lds_hazards(linear(sink, "sm_90a")) == []
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n,D,dtype", SHAPES, ids=str)
+def test_on_hopper(n, D, dtype):
+  if not Device.DEFAULT.startswith("CUDA") or Device[Device.DEFAULT].renderer.target.arch != "sm_90": pytest.skip("needs DEV=CUDA on an H100 or H200")
+  run_qk(np.random.default_rng(), n, D, dtype, hopper(Device.DEFAULT), Device.DEFAULT)
