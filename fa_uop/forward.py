@@ -12,7 +12,7 @@ from fa_uop.mods import Mods, TilePlan
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target
 from fa_uop.tiles import (Block, Smem, flat, smem, store_tile, acc_to_lds, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords,
-                          mma, a_operand, lane_reduce, rows_at)
+                          mma, wgmma_tile, a_operand, lane_reduce, rows_at)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
 
@@ -36,15 +36,17 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   n0_of = lambda p: plan.tile(p) * BN   # first key of the tile at position p
   tile = lambda p: tile_rows(n0_of(p))
 
+  # Hopper: S = Q·Kᵀ by one warpgroup's wgmma from the LDS tiles, stored in its swizzle atoms
+  wg = target.wgmma is not None and blk.warps == 4 and BM == 4 * M and D % 64 == 0 and BN % 8 == 0 and BN <= 256
   # prologue: Q and the first K tile in flight together; Q's fragments go to registers for the whole KV loop
-  q_s, k_s, v_s = smem(blk, BM, D, q.dtype), smem(blk, BN, D, q.dtype), smem(blk, BN, D, q.dtype)
+  q_s, k_s, v_s = (smem(blk, n, D, q.dtype, atom=64 if wg else 0) for n in (BM, BN, BN))
   # where there may be no tile at all (an empty split), the first one's copy reads nothing
   first_rows = nk - n0_of(0) if isinstance(total, int) or total.vmin >= 1 else (total > 0).where(nk - n0_of(0), 0)
   first_k = copy_tile(blk, k_s, kg, tile(0), first_rows, variant=1, run=run)
   q_s = wait_tile(blk, q_s, copy_tile(blk, q_s, qg, q_rows, nq), first_k)
   # Q's A fragments stay in registers for the whole loop where a warp has one m-tile. With more they do not fit beside the output
   # accumulator (at 128x32x4, D=128: 255 registers and spills), so each K-step reads them from Q's LDS tile, as FlashAttention-2 does
-  q_in_regs = WM // M == 1
+  q_in_regs = WM // M == 1 and not wg
   if q_in_regs:
     q_frag = blk.reg((WM // M, D // K, target.a.nelems), q.dtype)
     qm, qk = blk.range(WM // M), blk.range(D // K)
@@ -78,7 +80,8 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     # S = Q·Kᵀ, scaled into the log2 domain; V's copy is issued first so it overlaps this
     s = acc_tile(blk, WM // M, BN // N)
     s = s.after(s.after(vc).store(s.const_like(0)))
-    s = s.after(mma(blk, s, q_a, lambda n0, kk: frags_b(blk, kt, n0, kk * K), D // K, a_reads=not q_in_regs))
+    if wg: s = s.after(wgmma_tile(blk, s, q_s, kt.after(vc)))
+    else: s = s.after(mma(blk, s, q_a, lambda n0, kk: frags_b(blk, kt, n0, kk * K), D // K, a_reads=not q_in_regs))
     mi, ni, e = blk.range(WM // M), blk.range(BN // N), blk.range(target.c.nelems)
     r, col = tile_coords(blk, mi, ni, e)
     # softmax in base 2: exp(x) = exp2(x·log2 e), with the modification (if any) on the natural-log score

@@ -184,6 +184,7 @@ def target_for(device:str) -> Target:
   base = RDNA3 if arch.startswith("gfx11") else RDNA4 if arch.startswith("gfx12") else {"gfx942": CDNA3, "gfx950": CDNA4}.get(arch) \
     or (SM80 if arch.startswith("sm_") and int(arch[3:]) >= 80 else None)
   if base is None: raise ValueError(f"device {device!r} (arch {arch!r}) has no fa_uop target: {supported}")
+  if arch == "sm_90" and device.split(":")[0] == "CUDA" and __import__("os").environ.get("FA_UOP_HOPPER") == "1": return hopper(device)
   base = replace(base, arch=arch, narrow=base.narrow and replace(base.narrow, arch=arch))
   return base.portable() if device.split(":")[0] == "PYTHON" else base
 

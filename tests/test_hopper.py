@@ -60,3 +60,21 @@ def test_builds_for_sm_90a(n, D, dtype):
 def test_on_hopper(n, D, dtype):
   if not Device.DEFAULT.startswith("CUDA") or Device[Device.DEFAULT].renderer.target.arch != "sm_90": pytest.skip("needs DEV=CUDA on an H100 or H200")
   run_qk(np.random.default_rng(), n, D, dtype, hopper(Device.DEFAULT), Device.DEFAULT)
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_forward_twin(rng, causal):
+  """the forward as built for SM90A (S = Q·Kᵀ by wgmma_tile, LDS tiles in swizzle atoms), its twin on the emulated sm_80, with tails"""
+  from tinygrad import Context
+  from fa_uop import flash_fwd, FwdConfig
+  from fa_uop.reference import attention_ref
+  from conftest import qkv, assert_close
+  r, seed = rng
+  with Context(DEV="PYTHON::sm_80"):
+    (qn, kn, vn), (q, k, v) = qkv(r, 1, 2, 1, 70, 45, 64, dtypes.half)
+    o = Tensor.full(q.shape, float("nan"), dtype=q.dtype, device=q.device).contiguous().realize()
+    lse = Tensor.full(q.shape[:3], float("nan"), dtype=dtypes.float32, device=q.device).contiguous().realize()
+    fxn = functools.partial(flash_fwd, target=SM90A.portable(), cfg=FwdConfig(64, 32, 4), causal=causal)
+    outs = Tensor.custom_kernel(q, k, v, o, lse, fxn=fxn)
+    Tensor.realize(outs[3], outs[4])
+    ref_o, ref_lse = attention_ref(qn, kn, vn, causal)
+    assert_close(outs[3].float().numpy().astype(np.float64), outs[4].numpy().astype(np.float64), ref_o, ref_lse, dtypes.half, f"(seed {seed})")
