@@ -64,7 +64,9 @@ def shape_class(d:int, nq:int, nk:int, causal:bool, mods:str="") -> str:
 
 def default_fwd_config(target:Target, d:int, causal:bool=False) -> FwdConfig:
   """The config used where tuning is off: on the H100 (docs/perf.md, 2026-11-22) 64x32x4 led everywhere but D=128 non-causal,
-  where 64x64x4 did; on RDNA3 (64 KB of LDS, P through LDS) 64x32x4 fits every head dim."""
+  where 64x64x4 did; with wgmma (SM90A, 2026-11-24) 64x64x4 leads at D=128 causal too; on RDNA3 (64 KB of LDS, P through LDS)
+  64x32x4 fits every head dim."""
+  if target.wgmma is not None and d % 64 == 0: return FwdConfig(64, 64, 4)
   if target.mma_device == "CUDA" and d == 128 and not causal: return FwdConfig(64, 64, 4)
   return FwdConfig(64, 32, 4)
 

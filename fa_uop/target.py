@@ -1,11 +1,12 @@
 """Targets: one description per GPU family. Warp size, MMA shape and which lane holds which fragment element live here and nowhere else."""
 from __future__ import annotations
-import math
+import math, os
 from dataclasses import dataclass, field, replace
 from typing import Callable
 from tinygrad import Device, UOp, dtypes
 from tinygrad.dtype import DType
 from tinygrad.uop.ops import Ops
+from tinygrad.renderer.cstyle import CUDARenderer
 
 def _radix(sizes:tuple[int, ...]) -> tuple[int, ...]: return tuple(math.prod(sizes[i+1:]) for i in range(len(sizes)))
 
@@ -184,20 +185,31 @@ def target_for(device:str) -> Target:
   base = RDNA3 if arch.startswith("gfx11") else RDNA4 if arch.startswith("gfx12") else {"gfx942": CDNA3, "gfx950": CDNA4}.get(arch) \
     or (SM80 if arch.startswith("sm_") and int(arch[3:]) >= 80 else None)
   if base is None: raise ValueError(f"device {device!r} (arch {arch!r}) has no fa_uop target: {supported}")
-  if arch == "sm_90" and device.split(":")[0] == "CUDA" and __import__("os").environ.get("FA_UOP_HOPPER") == "1": return hopper(device)
+  # an H100 or H200 gets the Hopper target (and its device sm_90a code) unless FA_UOP_HOPPER=0 keeps it on sm_80's
+  if arch == "sm_90" and device.split(":")[0] == "CUDA" and os.environ.get("FA_UOP_HOPPER", "1") != "0": return hopper(device)
   base = replace(base, arch=arch, narrow=base.narrow and replace(base.narrow, arch=arch))
   return base.portable() if device.split(":")[0] == "PYTHON" else base
 
+class _HopperRenderer(CUDARenderer):
+  """tinygrad's CUDA renderer with nvrtc compiling for sm_90a. A class of its own: tinygrad's compile workers rebuild a renderer
+  from its class and target, so they compile for sm_90a too"""
+  def __init__(self, target):
+    super().__init__(target)
+    from tinygrad.runtime.support.compiler_cuda import NVRTCCompiler
+    self.compiler = NVRTCCompiler("sm_90a", ptx=True, cache_key="cuda")
+
 def hopper(device:str) -> Target:
-  """SM90A for a CUDA device of compute capability 9.0 (H100, H200), its compiler switched to sm_90a for every kernel compiled from
-  now on (sm_90a code runs on exactly that chip). tinygrad 0.14 names the arch sm_90, whose nvrtc target rejects wgmma, and cannot
-  parse DEV=CUDA::sm_90a (its tensor-core table reads int('90a')): so the renderer stays sm_90, the same source, and only nvrtc's
-  --gpu-architecture changes, with no change to tinygrad."""
-  from tinygrad.runtime.support.compiler_cuda import NVRTCCompiler
+  """SM90A for a CUDA device of compute capability 9.0 (H100, H200), whose renderer becomes _HopperRenderer: every kernel compiled
+  for the device from now on is sm_90a code (which runs on exactly that chip). tinygrad 0.14 names the arch sm_90, whose nvrtc
+  target rejects wgmma, and cannot parse DEV=CUDA::sm_90a (its tensor-core table reads int('90a')): so the renderer renders for
+  sm_90, the same source, and only nvrtc's --gpu-architecture changes, with no change to tinygrad."""
   r = Device[device].renderer
-  if device.split(":")[0] != "CUDA" or r.target.arch != "sm_90":
-    raise ValueError(f"the Hopper target needs DEV=CUDA on a compute capability 9.0 GPU, got {device!r} (arch {r.target.arch!r})")
-  if r.compiler.arch != "sm_90a": r.compiler = NVRTCCompiler("sm_90a", ptx=True, cache_key="cuda")
+  if device.split(":")[0] != "CUDA" or r.target.arch != "sm_90" or not isinstance(r, CUDARenderer):
+    raise ValueError(f"the Hopper target needs DEV=CUDA (its C renderer) on a compute capability 9.0 GPU, got {device!r} ({type(r).__name__}, "
+                     f"arch {r.target.arch!r})")
+  if type(r) is not _HopperRenderer:   # the device's cached renderer itself, so tinygrad's own kernels go the same way
+    from tinygrad.runtime.support.compiler_cuda import NVRTCCompiler
+    r.__class__, r.compiler = _HopperRenderer, NVRTCCompiler("sm_90a", ptx=True, cache_key="cuda")
   return SM90A
 
 def multiprocessors(device:str, target:Target) -> int:

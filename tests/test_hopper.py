@@ -78,3 +78,12 @@ def test_forward_twin(rng, causal):
     Tensor.realize(outs[3], outs[4])
     ref_o, ref_lse = attention_ref(qn, kn, vn, causal)
     assert_close(outs[3].float().numpy().astype(np.float64), outs[4].numpy().astype(np.float64), ref_o, ref_lse, dtypes.half, f"(seed {seed})")
+
+@pytest.mark.gpu
+def test_compile_workers_build_for_sm_90a():
+  """tinygrad compiles several kernels at once in worker processes, which rebuild the device's renderer from its class and target:
+  they must compile for sm_90a too (a block map's kernels and the attention kernel are compiled together)"""
+  import pickle
+  if not Device.DEFAULT.startswith("CUDA") or Device[Device.DEFAULT].renderer.target.arch != "sm_90": pytest.skip("needs DEV=CUDA on an H100 or H200")
+  hopper(Device.DEFAULT)
+  assert pickle.loads(pickle.dumps(Device[Device.DEFAULT].renderer)).compiler.arch == "sm_90a"
