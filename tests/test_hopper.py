@@ -87,3 +87,17 @@ def test_compile_workers_build_for_sm_90a():
   if not Device.DEFAULT.startswith("CUDA") or Device[Device.DEFAULT].renderer.target.arch != "sm_90": pytest.skip("needs DEV=CUDA on an H100 or H200")
   hopper(Device.DEFAULT)
   assert pickle.loads(pickle.dumps(Device[Device.DEFAULT].renderer)).compiler.arch == "sm_90a"
+
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_forward_builds_for_sm_90a(causal):
+  """the forward as the H100 gets it (SM90A, its default 64x64x4 at D=128): nvcc builds it for sm_90a with wgmma, and no LDS race"""
+  from tinygrad import UOp
+  from fa_uop import flash_fwd, default_fwd_config
+  shapes = [((2, 4, 1000, 128), dtypes.half), ((2, 2, 1000, 128), dtypes.half), ((2, 2, 1000, 128), dtypes.half), ((2, 4, 1000, 128), dtypes.half),
+            ((2, 4, 1000), dtypes.float)]
+  ps = [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)]
+  sink = flash_fwd(*ps, target=SM90A, cfg=default_fwd_config(SM90A, 128, causal), causal=causal)
+  ptx = compile_source(render(sink, "sm_90a"), "sm_90a")
+  assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx and "mma.sync.aligned.m16n8k16" in ptx
+  assert lds_hazards(linear(sink, "sm_90a")) == []
