@@ -38,7 +38,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
 
   # Hopper: S = Q·Kᵀ by one warpgroup's wgmma from the LDS tiles, stored in its swizzle atoms
   wg = target.wgmma is not None and blk.warps == 4 and BM == 4 * M and D % 64 == 0 and BN % 8 == 0 and BN <= 256
-  # prologue: Q and the first K tile in flight together; Q's fragments go to registers for the whole KV loop
+  # prologue: Q and the first K tile in flight together
   q_s, k_s, v_s = (smem(blk, n, D, q.dtype, atom=64 if wg else 0) for n in (BM, BN, BN))
   # where there may be no tile at all (an empty split), the first one's copy reads nothing
   first_rows = nk - n0_of(0) if isinstance(total, int) or total.vmin >= 1 else (total > 0).where(nk - n0_of(0), 0)
@@ -51,7 +51,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     q_frag = blk.reg((WM // M, D // K, target.a.nelems), q.dtype)
     qm, qk = blk.range(WM // M), blk.range(D // K)
     q_frag = q_frag.after(q_frag[qm, qk].store(frag_a(blk, q_s, blk.warp * WM + qm * M, qk * K)).end(qm, qk))
-  q_a = (lambda m, kk: q_frag[m, kk]) if q_in_regs else (lambda m, kk: frag_a(blk, q_s, blk.warp * WM + m * M, kk * K))
+  q_a = (lambda m, kk: q_frag[m, kk]) if q_in_regs else (lambda m, kk: frag_a(blk, q_s, blk.warp * WM + m * M, kk * K))  # (unused by wgmma)
 
   # running state: output accumulator, row max (log2 domain, scaled) and this lane's part of the row sum
   acc = acc_tile(blk, WM // M, D // N)
@@ -79,9 +79,10 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
                    variant=variant, run=run)
     # S = Q·Kᵀ, scaled into the log2 domain; V's copy is issued first so it overlaps this
     s = acc_tile(blk, WM // M, BN // N)
-    s = s.after(s.after(vc).store(s.const_like(0)))
-    if wg: s = s.after(wgmma_tile(blk, s, q_s, kt.after(vc)))
-    else: s = s.after(mma(blk, s, q_a, lambda n0, kk: frags_b(blk, kt, n0, kk * K), D // K, a_reads=not q_in_regs))
+    if wg: s = s.after(wgmma_tile(blk, s, q_s, kt.after(vc)))   # S = Q·Kᵀ (not +=): no zeroing
+    else:
+      s = s.after(s.after(vc).store(s.const_like(0)))
+      s = s.after(mma(blk, s, q_a, lambda n0, kk: frags_b(blk, kt, n0, kk * K), D // K, a_reads=not q_in_regs))
     mi, ni, e = blk.range(WM // M), blk.range(BN // N), blk.range(target.c.nelems)
     r, col = tile_coords(blk, mi, ni, e)
     # softmax in base 2: exp(x) = exp2(x·log2 e), with the modification (if any) on the natural-log score

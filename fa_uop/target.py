@@ -195,8 +195,11 @@ class _HopperRenderer(CUDARenderer):
   from its class and target, so they compile for sm_90a too"""
   def __init__(self, target):
     super().__init__(target)
+    self.compiler = _HopperRenderer.sm90a()
+  @staticmethod
+  def sm90a():
     from tinygrad.runtime.support.compiler_cuda import NVRTCCompiler
-    self.compiler = NVRTCCompiler("sm_90a", ptx=True, cache_key="cuda")
+    return NVRTCCompiler("sm_90a", ptx=True, cache_key="cuda")
 
 def hopper(device:str) -> Target:
   """SM90A for a CUDA device of compute capability 9.0 (H100, H200), whose renderer becomes _HopperRenderer: every kernel compiled
@@ -208,8 +211,7 @@ def hopper(device:str) -> Target:
     raise ValueError(f"the Hopper target needs DEV=CUDA (its C renderer) on a compute capability 9.0 GPU, got {device!r} ({type(r).__name__}, "
                      f"arch {r.target.arch!r})")
   if type(r) is not _HopperRenderer:   # the device's cached renderer itself, so tinygrad's own kernels go the same way
-    from tinygrad.runtime.support.compiler_cuda import NVRTCCompiler
-    r.__class__, r.compiler = _HopperRenderer, NVRTCCompiler("sm_90a", ptx=True, cache_key="cuda")
+    r.__class__, r.compiler = _HopperRenderer, _HopperRenderer.sm90a()
   return SM90A
 
 def multiprocessors(device:str, target:Target) -> int:
