@@ -9,10 +9,14 @@ from tinygrad.dtype import AddrSpace
 from tinygrad.renderer import Renderer
 from tinygrad.renderer.cstyle import HIPCCRenderer, NVCCRenderer
 from tinygrad.uop.ops import Ops
+from fa_uop.target import DynamicSmem
+
+class _HopperNVCCRenderer(DynamicSmem, NVCCRenderer): pass
 
 def renderer(arch:str) -> Renderer:
-  # sm_90a renders as sm_90 (the same CUDA source; tinygrad 0.14's renderer cannot parse the 'a'): only the compile differs
-  return NVCCRenderer(TgTarget("CUDA", arch=arch.removesuffix("a"))) if arch.startswith("sm_") else HIPCCRenderer(TgTarget("AMD", arch=arch))
+  # sm_90a renders as sm_90 (tinygrad 0.14's renderer cannot parse the 'a') with the Hopper target's shared memory past 48 KB
+  if arch == "sm_90a": return _HopperNVCCRenderer(TgTarget("CUDA", arch="sm_90"))
+  return NVCCRenderer(TgTarget("CUDA", arch=arch)) if arch.startswith("sm_") else HIPCCRenderer(TgTarget("AMD", arch=arch))
 
 def linear(sink:UOp, arch:str) -> list[UOp]:
   """the kernel as tinygrad linearizes it for arch ('gfx1100', 'sm_90', ...): the program order the GPU runs"""

@@ -36,8 +36,8 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   n0_of = lambda p: plan.tile(p) * BN   # first key of the tile at position p
   tile = lambda p: tile_rows(n0_of(p))
 
-  # Hopper: S = Q·Kᵀ by one warpgroup's wgmma from the LDS tiles, stored in its swizzle atoms
-  wg = target.wgmma is not None and blk.warps == 4 and BM == 4 * M and D % 64 == 0 and BN % 8 == 0 and BN <= 256
+  # Hopper: S = Q·Kᵀ by wgmma from the LDS tiles, stored in its swizzle atoms, each warpgroup (4 warps of one m-tile) its 64 rows
+  wg = target.wgmma is not None and blk.warps % 4 == 0 and BM == blk.warps * M and D % 64 == 0 and BN % 8 == 0 and BN <= 256
   # prologue: Q and the first K tile in flight together
   q_s, k_s, v_s = (smem(blk, n, D, q.dtype, atom=64 if wg else 0) for n in (BM, BN, BN))
   # where there may be no tile at all (an empty split), the first one's copy reads nothing

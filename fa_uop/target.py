@@ -1,10 +1,10 @@
 """Targets: one description per GPU family. Warp size, MMA shape and which lane holds which fragment element live here and nowhere else."""
 from __future__ import annotations
-import math, os
+import functools, math, os
 from dataclasses import dataclass, field, replace
 from typing import Callable
 from tinygrad import Device, UOp, dtypes
-from tinygrad.dtype import DType
+from tinygrad.dtype import AddrSpace, DType
 from tinygrad.uop.ops import Ops
 from tinygrad.renderer.cstyle import CUDARenderer
 
@@ -155,8 +155,11 @@ SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
   ldsm_addr={"a": lambda l: (l % 8 + (l // 8 % 2) * 8, l // 16 * 8), "b": lambda l: (l % 8 + l // 16 * 8, l // 8 % 2 * 8),
              "bt": lambda l: (l % 8 + (l // 8 % 2) * 8, l // 16 * 8)})
 
+# Hopper's blocks may use 227 KB of shared memory, but at most 48 KB of it declared statically
+HOPPER_LDS, STATIC_LDS = 232448, 49152
+
 # Hopper (sm_90a): sm_80's mma.sync and copies, and wgmma for warpgroups; its copies' wait fences them for wgmma's reads
-SM90A = replace(SM80, arch="sm_90a", copy_wait=_cuda_wait_async_proxy, wgmma=_cuda_wgmma, multiprocessors=132)
+SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, copy_wait=_cuda_wait_async_proxy, wgmma=_cuda_wgmma, multiprocessors=132)
 
 # RDNA4 wmma_f32_16x16x16 (gfx12): no duplicated operands; A and B hold k 0-3 and 8-11 of row (column) lane%16 in lanes 0-15, k 4-7
 # and 12-15 in lanes 16-31; C holds column lane%16, rows 8(lane//16)+e
@@ -190,7 +193,28 @@ def target_for(device:str) -> Target:
   base = replace(base, arch=arch, narrow=base.narrow and replace(base.narrow, arch=arch))
   return base.portable() if device.split(":")[0] == "PYTHON" else base
 
-class _HopperRenderer(CUDARenderer):
+DSMEM_MARK = "fa_uop dynamic shared memory bytes"
+
+class DynamicSmem:
+  """A CUDA renderer mixin: a kernel whose LDS buffers need more than the 48 KB a static declaration may hold gets them as pieces of
+  one dynamic shared-memory array (each 1024-byte aligned, as wgmma's 128-byte swizzle atoms need), and its size as a PTX comment
+  that the loader (hopper's program class) reads to launch it with that much. Kernels within 48 KB render as before."""
+  shared_max = HOPPER_LDS
+  def render(self, uops:list[UOp]) -> str:
+    sizes = [u.max_numel() * u.dtype.itemsize for u in uops if u.op is Ops.BUFFER and u.addrspace == AddrSpace.LOCAL]
+    self.dsmem = [0, sum(-(-n // 1024) * 1024 for n in sizes)] if sum(sizes) > STATIC_LDS else None
+    return super().render(uops)  # type: ignore[misc]
+  def render_buffer(self, x:UOp) -> str:
+    if self.dsmem is None or x.addrspace != AddrSpace.LOCAL: return super().render_buffer(x)  # type: ignore[misc]
+    off, self.dsmem[0] = self.dsmem[0], self.dsmem[0] + -(-x.max_numel() * x.dtype.itemsize // 1024) * 1024
+    ty = self.render_dtype(x.dtype)  # type: ignore[attr-defined]
+    return f"{ty}* {self[x]} = ({ty}*)(fa_dsmem + {off});"  # type: ignore[index]
+  def render_kernel(self, function_name, kernel, bufs, uops, prefix=None) -> str:
+    if self.dsmem is not None:
+      kernel = [f'  extern __shared__ __align__(1024) unsigned char fa_dsmem[]; asm volatile("// {DSMEM_MARK} {self.dsmem[1]}");', *kernel]
+    return super().render_kernel(function_name, kernel, bufs, uops, prefix)  # type: ignore[misc]
+
+class _HopperRenderer(DynamicSmem, CUDARenderer):
   """tinygrad's CUDA renderer with nvrtc compiling for sm_90a. A class of its own: tinygrad's compile workers rebuild a renderer
   from its class and target, so they compile for sm_90a too"""
   def __init__(self, target):
@@ -212,7 +236,20 @@ def hopper(device:str) -> Target:
                      f"arch {r.target.arch!r})")
   if type(r) is not _HopperRenderer:   # the device's cached renderer itself, so tinygrad's own kernels go the same way
     r.__class__, r.compiler = _HopperRenderer, _HopperRenderer.sm90a()
+    Device[device].runtime_t = _hopper_program()
   return SM90A
+
+@functools.cache
+def _hopper_program() -> type:
+  """tinygrad's CUDA program, launched with the dynamic shared memory its PTX names (DynamicSmem); tinygrad's loader takes a size,
+  its callers never give one"""
+  import re
+  from tinygrad.runtime.ops_cuda import CUDAProgram
+  class HopperProgram(CUDAProgram):
+    def __init__(self, dev, obj, smem:int=0):
+      m = re.search(rf"{DSMEM_MARK} (\d+)".encode(), obj.lib)
+      super().__init__(dev, obj, int(m.group(1)) if m else smem)
+  return HopperProgram
 
 def multiprocessors(device:str, target:Target) -> int:
   """how many blocks the device runs side by side at one per multiprocessor: CUDA's SM count, AMD's CU count, else the target's"""

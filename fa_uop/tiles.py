@@ -265,16 +265,17 @@ def mma(blk:Block, acc:UOp, a:Callable[[UOp, UOp], UOp], b:Callable[[UOp, UOp], 
   return done if ko is None else done.end(ko)
 
 def wgmma_tile(blk:Block, acc:UOp, a:Smem, b:Smem) -> UOp:
-  """acc = A·Bᵀ for a warpgroup (4 warps of 16 rows): A the 64 rows of a, B the n rows of b, over all their columns; acc is each warp's
-  (1, n/N, elements) C tile of its 16 rows. Hopper's wgmma on the LDS tiles (stored in swizzle atoms) where the target has it; the
-  twin: mma over fragment reads of the same tiles. Returns the stores."""
+  """acc = A·Bᵀ for the block's warpgroups (4 warps of 16 rows each): warpgroup g multiplies A's rows 64g to 64g+63 by B, the n rows
+  of b, over all their columns; acc is each warp's (1, n/N, elements) C tile of its 16 rows. Hopper's wgmma on the LDS tiles (stored
+  in swizzle atoms) where the target has it; the twin: mma over fragment reads of the same tiles. Returns the stores."""
   t = blk.target
   M, N, K = t.mma
-  assert blk.warps == 4 and a.rows == 4 * M and acc.shape[:2] == (1, b.rows // N) and a.cols == b.cols, "one warpgroup's 64 x n tile"
+  assert blk.warps % 4 == 0 and a.rows == blk.warps * M and acc.shape[:2] == (1, b.rows // N) and a.cols == b.cols, "64 x n tiles of warpgroups"
   if t.wgmma is None:
     acc = acc.after(acc.store(acc.const_like(0)))
     return mma(blk, acc, lambda m, kk: frag_a(blk, a, blk.warp * M, kk * K), lambda n0, kk: frags_b(blk, b, n0, kk * K), a.cols // K)
-  vals = t.wgmma(a.at(0, 0), b.at(0, 0), b.rows, a.cols // 16, a.rows * a.atom * 2, b.rows * b.atom * 2, f"fa_wg{next(blk.ids)}", a.buf.dtype)
+  vals = t.wgmma(a.at(blk.warp // 4 * 4 * M, 0), b.at(0, 0), b.rows, a.cols // 16, a.rows * a.atom * 2, b.rows * b.atom * 2, f"fa_wg{next(blk.ids)}",
+                 a.buf.dtype)
   n = acc.shape[2]
   return UOp.group(*[acc[0, j, e].store(vals[j * n + e]) for j in range(acc.shape[1]) for e in range(n)])
 

@@ -61,8 +61,9 @@ def test_on_hopper(n, D, dtype):
   if not Device.DEFAULT.startswith("CUDA") or Device[Device.DEFAULT].renderer.target.arch != "sm_90": pytest.skip("needs DEV=CUDA on an H100 or H200")
   run_qk(np.random.default_rng(), n, D, dtype, hopper(Device.DEFAULT), Device.DEFAULT)
 
-@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
-def test_forward_twin(rng, causal):
+# one warpgroup (64x32x4), and two (128x32x8: warpgroup 1 multiplies Q's rows 64-127)
+@pytest.mark.parametrize("causal,cfg", [(False, (64, 32, 4)), (True, (128, 32, 8))], ids=["full-64x32x4", "causal-128x32x8"])
+def test_forward_twin(rng, causal, cfg):
   """the forward as built for SM90A (S = Q·Kᵀ by wgmma_tile, LDS tiles in swizzle atoms), its twin on the emulated sm_80, with tails"""
   from tinygrad import Context
   from fa_uop import flash_fwd, FwdConfig
@@ -70,10 +71,10 @@ def test_forward_twin(rng, causal):
   from conftest import qkv, assert_close
   r, seed = rng
   with Context(DEV="PYTHON::sm_80"):
-    (qn, kn, vn), (q, k, v) = qkv(r, 1, 2, 1, 70, 45, 64, dtypes.half)
+    (qn, kn, vn), (q, k, v) = qkv(r, 1, 2, 1, 70 if cfg[0] == 64 else 150, 45 if cfg[0] == 64 else 100, 64, dtypes.half)
     o = Tensor.full(q.shape, float("nan"), dtype=q.dtype, device=q.device).contiguous().realize()
     lse = Tensor.full(q.shape[:3], float("nan"), dtype=dtypes.float32, device=q.device).contiguous().realize()
-    fxn = functools.partial(flash_fwd, target=SM90A.portable(), cfg=FwdConfig(64, 32, 4), causal=causal)
+    fxn = functools.partial(flash_fwd, target=SM90A.portable(), cfg=FwdConfig(*cfg), causal=causal)
     outs = Tensor.custom_kernel(q, k, v, o, lse, fxn=fxn)
     Tensor.realize(outs[3], outs[4])
     ref_o, ref_lse = attention_ref(qn, kn, vn, causal)
@@ -88,16 +89,39 @@ def test_compile_workers_build_for_sm_90a():
   hopper(Device.DEFAULT)
   assert pickle.loads(pickle.dumps(Device[Device.DEFAULT].renderer)).compiler.arch == "sm_90a"
 
-@pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
-@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
-def test_forward_builds_for_sm_90a(causal):
-  """the forward as the H100 gets it (SM90A, its default 64x64x4 at D=128): nvcc builds it for sm_90a with wgmma, and no LDS race"""
+def fwd_placeholders(D=128, N=1000):
   from tinygrad import UOp
-  from fa_uop import flash_fwd, default_fwd_config
-  shapes = [((2, 4, 1000, 128), dtypes.half), ((2, 2, 1000, 128), dtypes.half), ((2, 2, 1000, 128), dtypes.half), ((2, 4, 1000, 128), dtypes.half),
-            ((2, 4, 1000), dtypes.float)]
-  ps = [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)]
-  sink = flash_fwd(*ps, target=SM90A, cfg=default_fwd_config(SM90A, 128, causal), causal=causal)
-  ptx = compile_source(render(sink, "sm_90a"), "sm_90a")
+  shapes = [((2, 4, N, D), dtypes.half), ((2, 2, N, D), dtypes.half), ((2, 2, N, D), dtypes.half), ((2, 4, N, D), dtypes.half), ((2, 4, N), dtypes.float)]
+  return [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)]
+
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
+@pytest.mark.parametrize("causal,cfg", [(False, None), (True, None), (True, (128, 64, 8))], ids=["full", "causal", "causal-128x64x8"])
+def test_forward_builds_for_sm_90a(causal, cfg):
+  """the forward as the H100 gets it (SM90A, its default 64x64x4 at D=128; 128x64x8: two warpgroups and 64 KB of LDS, past the 48 KB a
+  static declaration holds): nvcc builds it for sm_90a with wgmma, and no LDS race; LDS past 48 KB is one dynamic array, its size named"""
+  from fa_uop import flash_fwd, default_fwd_config, FwdConfig
+  from fa_uop.target import DSMEM_MARK
+  sink = flash_fwd(*fwd_placeholders(), target=SM90A, cfg=FwdConfig(*cfg) if cfg else default_fwd_config(SM90A, 128, causal), causal=causal)
+  ptx = compile_source(src:=render(sink, "sm_90a"), "sm_90a")
   assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx and "mma.sync.aligned.m16n8k16" in ptx
   assert lds_hazards(linear(sink, "sm_90a")) == []
+  if cfg: assert ".extern .shared .align 1024 .b8 fa_dsmem[];" in ptx and f"{DSMEM_MARK} 65536" in ptx and "__shared__ __align__(16)" not in src
+  else: assert "fa_dsmem" not in src
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("cfg", [(64, 64, 4), (128, 64, 8), (128, 128, 8)], ids=str)
+def test_forward_on_hopper(cfg):
+  """the forward on the H100 or H200 at one and two warpgroups, with 64 and 128 KB of LDS (dynamic shared memory), causal with tails"""
+  from fa_uop import flash_fwd, FwdConfig
+  from fa_uop.reference import attention_ref
+  from conftest import assert_close
+  if not Device.DEFAULT.startswith("CUDA") or Device[Device.DEFAULT].renderer.target.arch != "sm_90": pytest.skip("needs DEV=CUDA on an H100 or H200")
+  r = np.random.default_rng()
+  q, k, v = (Tensor(r.standard_normal(sh).astype(np.float32)).cast(dtypes.half).contiguous().realize() for sh in ((2, 4, 1000, 128), (2, 2, 777, 128), (2, 2, 777, 128)))
+  qn, kn, vn = (t.float().numpy().astype(np.float64) for t in (q, k, v))
+  o = Tensor.full(q.shape, float("nan"), dtype=q.dtype, device=q.device).contiguous().realize()
+  lse = Tensor.full(q.shape[:3], float("nan"), dtype=dtypes.float32, device=q.device).contiguous().realize()
+  outs = Tensor.custom_kernel(q, k, v, o, lse, fxn=functools.partial(flash_fwd, target=hopper(Device.DEFAULT), cfg=FwdConfig(*cfg), causal=True))
+  Tensor.realize(outs[3], outs[4])
+  ref_o, ref_lse = attention_ref(qn, kn, vn, True)
+  assert_close(outs[3].float().numpy().astype(np.float64), outs[4].numpy().astype(np.float64), ref_o, ref_lse, dtypes.half)
