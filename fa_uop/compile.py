@@ -26,10 +26,13 @@ def render(sink:UOp, arch:str) -> str:
   """the source tinygrad generates for a kernel sink on arch"""
   return renderer(arch).render(linear(sink, arch))
 
-def _lds(u:UOp) -> UOp|None:
-  x = u.src[0] if u.src else u
-  while x.op not in (Ops.BUFFER, Ops.PARAM) and x.src: x = x.src[0]
-  return x if x.op is Ops.BUFFER and x.addrspace is AddrSpace.LOCAL else None
+def _lds(u:UOp) -> list[UOp]:
+  """the LDS buffers u touches: through its first source, or any source of an inline instruction (wgmma reads two tiles)"""
+  out = []
+  for x in (u.src if u.op is Ops.CUSTOM else u.src[:1]) or (u,):
+    while x.op not in (Ops.BUFFER, Ops.PARAM) and x.src: x = x.src[0]
+    if x.op is Ops.BUFFER and x.addrspace is AddrSpace.LOCAL and x not in out: out.append(x)
+  return out
 
 def _access(u:UOp) -> str|None:
   """how a linearized uop touches LDS: r(ead), w(rite), a(sync write, not yet committed), g (async write committed to a group),
@@ -63,14 +66,15 @@ def lds_hazards(lst:list[UOp]) -> list[str]:
         i = ends[u]
       elif (kind:=_access(u)) == "C": pend = {b: (v - {"a"}) | ({"g"} if "a" in v else set()) for b, v in pend.items()}
       elif kind == "W": pend = {b: (v - {"g"}) | ({"w"} if "g" in v else set()) for b, v in pend.items()}
-      elif kind is not None and (b:=_lds(u)) is not None:
-        if kind == "r" and b not in written: out.append(f"read of LDS slot {b.arg.slot} that nothing wrote before, at uop {i}")
-        if kind != "r": written.add(b)
-        seen = pend.get(b, set())
-        if kind == "r" and seen & {"w", "a", "g"}:
-          out.append(f"{'RAW' if 'w' in seen else 'read before its async copy is committed and waited for'} on LDS slot {b.arg.slot} at uop {i}")
-        if kind in "wag" and "r" in seen: out.append(f"WAR on LDS slot {b.arg.slot} at uop {i}")
-        pend = {**pend, b: seen | {kind}}
+      elif kind is not None:
+        for b in _lds(u):
+          if kind == "r" and b not in written: out.append(f"read of LDS slot {b.arg.slot} that nothing wrote before, at uop {i}")
+          if kind != "r": written.add(b)
+          seen = pend.get(b, set())
+          if kind == "r" and seen & {"w", "a", "g"}:
+            out.append(f"{'RAW' if 'w' in seen else 'read before its async copy is committed and waited for'} on LDS slot {b.arg.slot} at uop {i}")
+          if kind in "wag" and "r" in seen: out.append(f"WAR on LDS slot {b.arg.slot} at uop {i}")
+          pend = {**pend, b: seen | {kind}}
       i += 1
     return pend
   walk(0, len(lst), {})

@@ -36,7 +36,8 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   n0_of = lambda p: plan.tile(p) * BN   # first key of the tile at position p
   tile = lambda p: tile_rows(n0_of(p))
 
-  # Hopper: S = Q·Kᵀ by wgmma from the LDS tiles, stored in its swizzle atoms, each warpgroup (4 warps of one m-tile) its 64 rows
+  # Hopper: S = Q·Kᵀ and O += P·V by wgmma (P from registers), the LDS tiles stored in its swizzle atoms, each warpgroup (4 warps of
+  # one m-tile) its 64 rows
   wg = target.wgmma is not None and blk.warps % 4 == 0 and BM == blk.warps * M and D % 64 == 0 and BN % 8 == 0 and BN <= 256
   # prologue: Q and the first K tile in flight together
   q_s, k_s, v_s = (smem(blk, n, D, q.dtype, atom=64 if wg else 0) for n in (BM, BN, BN))
@@ -112,7 +113,9 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     if carry: acc = acc.after(kc, UOp.group((tu:=tix.after(vc, kc))[0].store(tx[1]), tu[1].store(plan.index(p + 2))))
     else: acc = acc.after(kc)
     # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout)
-    return mma(blk, acc, a_operand(blk, s, blk.warp * WM, v.dtype), lambda n0, kk: frags_b(blk, vt, n0, kk * K, trans=True), BN // K).end(it)
+    p_a = a_operand(blk, s, blk.warp * WM, v.dtype)
+    if wg: return wgmma_tile(blk, acc, lambda kk: p_a(0, kk), vt, b_kn=True, add=True).end(it)
+    return mma(blk, acc, p_a, lambda n0, kk: frags_b(blk, vt, n0, kk * K, trans=True), BN // K).end(it)
 
   # Each stage, and what follows them, reads the state from the buffers themselves, after the init and the stages before:
   # tinygrad places an AFTER where it is first used, and the emulator skips the body of a loop that runs no time, so an AFTER

@@ -64,8 +64,8 @@ class Target:
   ldsm: Callable[[UOp, bool, str, DType], list[UOp]]|None = None  # four 8x8 16-bit matrices from LDS; twin: element loads
   # per operand: (row, col) in the tile whose address lane gives; not part of the hash (a dict), ldsm already tells the paths apart
   ldsm_addr: dict[str, Callable[[UOp], tuple[UOp, UOp]]]|None = field(default=None, hash=False, compare=False)
-  # Hopper's warpgroup MMA on LDS tiles (see _cuda_wgmma); twin: mma over fragment reads of the same tiles
-  wgmma: Callable[[UOp, UOp, int, int, int, int, str, DType], list[UOp]]|None = None
+  # Hopper's warpgroup MMA on LDS tiles, A from LDS or registers (see _cuda_wgmma); twin: mma over fragment reads of the same tiles
+  wgmma: Callable[..., list[UOp]]|None = None
   multiprocessors: int = 1      # SMs or CUs of the family's common part, where the device cannot be asked (the emulator)
   # the same GPU with a narrower MMA K, for head dims and tiles the wide one does not divide (CDNA4's 16x16x16 beside its 16x16x32)
   narrow: Target|None = None
@@ -111,31 +111,50 @@ def _cuda_wait_async_proxy(anchor:UOp) -> UOp:
   """the async copies' wait, then a proxy fence: what they wrote is read next by wgmma, through the async proxy"""
   return UOp(Ops.CUSTOM, dtypes.void, (anchor,), arg='asm volatile("cp.async.wait_group 0;\\nfence.proxy.async.shared::cta;" ::: "memory");')
 
-def _wgmma_desc(addr:str) -> str:
+def _wgmma_desc(addr:str, lbo:int=16) -> str:
   """a wgmma matrix descriptor of a 16-bit tile in 128-byte swizzle atoms (8 rows of 128 bytes, 1024 bytes apart) from the LDS byte
-  address addr: start address >> 4, leading byte offset 1 (unused by K-major swizzled tiles), stride byte offset 1024 >> 4, mode 1"""
-  return f"(((unsigned long long)((({addr}) & 0x3FFFF) >> 4)) | (1ull << 16) | (64ull << 32) | (1ull << 62))"
+  address addr: start address >> 4, leading byte offset (K-major: unused, 1; MN-major: from one 64-column atom block to the next),
+  stride byte offset 1024 (the next 8 rows), mode 1 (128-byte swizzle)"""
+  return f"(((unsigned long long)((({addr}) & 0x3FFFF) >> 4)) | ({lbo >> 4}ull << 16) | (64ull << 32) | (1ull << 62))"
 
-def _cuda_wgmma(a:UOp, b:UOp, n:int, ksteps:int, a_block:int, b_block:int, name:str, dtype:DType) -> list[UOp]:
-  """wgmma.mma_async m64n{n}k16 over ksteps K-steps: D (64 x n, float32) = A·Bᵀ, A (64 x 16·ksteps) and B (n x 16·ksteps) 16-bit
-  tiles in LDS from a and b, stored as 128-byte swizzle atoms of 64 columns (tiles.Smem, atom=64), a_block and b_block bytes from
-  one 64-column block to the next. All 128 threads of the warpgroup (4 consecutive warps from a multiple of 4) run it. Thread l of
-  warp w gets rows 16w + l//4 and 16w + l//4 + 8 in mma.sync's m16n8 C layout, 8 columns at a time: returned as its n/2 floats."""
-  ty, nd = {dtypes.half: "f16", dtypes.bfloat16: "bf16"}[dtype], n // 2
-  regs = ",".join(f"%{i}" for i in range(nd))
-  outs = ", ".join(f'"+f"({name}[{i}])' for i in range(nd))
+def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:UOp|list[UOp], a_block:int=0, acc:list[UOp]|None=None,
+                b_kn:bool=False) -> list[UOp]:
+  """wgmma.mma_async m64n{n}k16 over ksteps K-steps, all 128 threads of the warpgroup (4 consecutive warps from a multiple of 4):
+  D (64 x n, float32) = A·B, plus acc (this thread's n/2 floats) where given. B from the LDS tile at b in 128-byte swizzle atoms of 64
+  columns (tiles.Smem, atom=64), b_block bytes from one 64-column block to the next: its rows the n columns of B (K-major: K, the
+  keys Q·Kᵀ runs over) or with b_kn its rows the K-steps' 16 rows each (MN-major: V, rows are keys). A from LDS at a the same way
+  (K-major, a_block bytes between column blocks), or a list of 8 16-bit values per K-step, this thread's A fragment in mma.sync's
+  m16n8k16 layout (its warp's 16 rows). Thread l of warp w gets rows 16w + l//4 and 16w + l//4 + 8 in mma.sync's m16n8 C layout, 8
+  columns at a time: returned as its n/2 floats."""
+  ty, nd, regs_a = {dtypes.half: "f16", dtypes.bfloat16: "bf16"}[dtype], n // 2, isinstance(a, list)
+  na = 4 * ksteps if regs_a else 0   # A's 32-bit registers (two 16-bit values each)
+  src = [b, *(a if regs_a else [a]), *(acc or [])]
+  ai, ci = 1, 1 + (len(a) if regs_a else 1)   # where A's and acc's values start among the custom's sources
+  u16 = "__half_as_ushort" if dtype == dtypes.half else "__bfloat16_as_ushort"
+  regs, outs = ",".join(f"%{i}" for i in range(nd)), ", ".join(f'"+f"({name}[{i}])' for i in range(nd))
   steps = []
   for kk in range(ksteps):
-    ka, kb = (kk * 16 // 64 * x + kk * 16 % 64 * 2 for x in (a_block, b_block))
-    steps.append(f'asm volatile("{{{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{nd + 2}, 0;\\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} '
-                 f'{{{{{regs}}}}}, %{nd}, %{nd + 1}, p, 1, 1, 0, 0;\\n}}}}" : {outs} : "l"({_wgmma_desc(f"{name}_a + {ka}")}), '
-                 f'"l"({_wgmma_desc(f"{name}_b + {kb}")}), "r"({min(kk, 1)}));')
-  code = (f"float {name}[{nd}]; {{{{ unsigned {name}_a = (unsigned)__cvta_generic_to_shared({{0}}), {name}_b = (unsigned)__cvta_generic_to_shared({{1}}); "
-          f'for (int i = 0; i < {nd}; i++) {name}[i] = 0.0f; asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); ' + " ".join(steps) +
+    kb = kk * 16 * 128 if b_kn else kk * 16 // 64 * b_block + kk * 16 % 64 * 2   # MN-major: 16 rows of 128 bytes; K-major: 32 bytes on
+    desc_b = _wgmma_desc(f"{name}_b + {kb}", b_block if b_kn else 16)
+    if regs_a:
+      a_op, a_in = f"{{{{%{nd + 1}, %{nd + 2}, %{nd + 3}, %{nd + 4}}}}}", ", ".join(f'"r"({name}_a[{4 * kk + j}])' for j in range(4)) + ", "
+      scale, b_op, trans = f"%{nd + 5}", f"%{nd}", f", {int(b_kn)}"
+      ins = f'"l"({desc_b}), {a_in}"r"({1 if acc is not None else min(kk, 1)})'
+    else:
+      ka = kk * 16 // 64 * a_block + kk * 16 % 64 * 2
+      a_op, b_op, scale, trans = f"%{nd}", f"%{nd + 1}", f"%{nd + 2}", f", 0, {int(b_kn)}"
+      ins = f'"l"({_wgmma_desc(f"{name}_a + {ka}")}), "l"({desc_b}), "r"({1 if acc is not None else min(kk, 1)})'
+    steps.append(f'asm volatile("{{{{\\n.reg .pred p;\\nsetp.ne.b32 p, {scale}, 0;\\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} '
+                 f'{{{{{regs}}}}}, {a_op}, {b_op}, p, 1, 1{trans};\\n}}}}" : {outs} : {ins});')
+  init = ", ".join(f"{{{ci + i}}}" for i in range(nd)) if acc is not None else ", ".join(["0.0f"] * nd)
+  pack = ", ".join(f"((unsigned){u16}({{{ai + 2 * j}}}) | ((unsigned){u16}({{{ai + 2 * j + 1}}}) << 16))" for j in range(na))
+  code = (f"float {name}[{nd}] = {{{{{init}}}}}; {{{{ unsigned {name}_b = (unsigned)__cvta_generic_to_shared({{0}})" +
+          (f"; unsigned {name}_a[{na}] = {{{{{pack}}}}}" if regs_a else f", {name}_a = (unsigned)__cvta_generic_to_shared({{1}})") +
+          '; asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); ' + " ".join(steps) +
           ' asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }}')
   # a constant of the 16-bit type rides along unused: tinygrad includes that type's header for the values a kernel has, and a kernel
   # whose 16-bit data never leaves LDS but through wgmma has none
-  mm = UOp(Ops.CUSTOM, dtypes.void, (a, b, UOp.const(0, dtype)), arg=code)
+  mm = UOp(Ops.CUSTOM, dtypes.void, (*src, UOp.const(0, dtype)), arg=code)
   return [UOp(Ops.CUSTOMI, dtypes.float, (mm, UOp.const(i, dtypes.int)), arg=f"{name}[{{1}}]") for i in range(nd)]
 
 # RDNA3 wmma_f32_16x16x16: A and B hold one row (col) of 16 k per lane, duplicated in both half-waves; C holds column lane%16, rows lane//16+2e

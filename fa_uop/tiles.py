@@ -264,20 +264,24 @@ def mma(blk:Block, acc:UOp, a:Callable[[UOp, UOp], UOp], b:Callable[[UOp, UOp], 
     rd = acc.after(done)
   return done if ko is None else done.end(ko)
 
-def wgmma_tile(blk:Block, acc:UOp, a:Smem, b:Smem) -> UOp:
-  """acc = A·Bᵀ for the block's warpgroups (4 warps of 16 rows each): warpgroup g multiplies A's rows 64g to 64g+63 by B, the n rows
-  of b, over all their columns; acc is each warp's (1, n/N, elements) C tile of its 16 rows. Hopper's wgmma on the LDS tiles (stored
-  in swizzle atoms) where the target has it; the twin: mma over fragment reads of the same tiles. Returns the stores."""
+def wgmma_tile(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bool=False, add:bool=False) -> UOp:
+  """acc = A·B (acc += A·B with add) for the block's warpgroups (4 warps of 16 rows each); acc is each warp's (1, n/N, elements) C tile
+  of its 16 rows. A: an LDS tile, whose rows 64g to 64g+63 warpgroup g multiplies, or a(kk), this warp's A fragment of K-step kk in
+  registers. B: the LDS tile b, its rows B's n columns (K-major, B = Kᵀ) or with b_kn its rows the K dimension (V). Hopper's wgmma on
+  the LDS tiles (stored in swizzle atoms) where the target has it; the twin: mma over fragment reads of the same tiles. Returns the stores."""
   t = blk.target
   M, N, K = t.mma
-  assert blk.warps % 4 == 0 and a.rows == blk.warps * M and acc.shape[:2] == (1, b.rows // N) and a.cols == b.cols, "64 x n tiles of warpgroups"
+  n, k = (b.cols, b.rows) if b_kn else (b.rows, b.cols)
+  assert blk.warps % 4 == 0 and acc.shape[:2] == (1, n // N) and (callable(a) or (a.rows == blk.warps * M and a.cols == k)), "64 x n tiles of warpgroups"
+  a_frag = a if callable(a) else lambda kk: frag_a(blk, a, blk.warp * M, kk * K)
   if t.wgmma is None:
-    acc = acc.after(acc.store(acc.const_like(0)))
-    return mma(blk, acc, lambda m, kk: frag_a(blk, a, blk.warp * M, kk * K), lambda n0, kk: frags_b(blk, b, n0, kk * K), a.cols // K)
-  vals = t.wgmma(a.at(blk.warp // 4 * 4 * M, 0), b.at(0, 0), b.rows, a.cols // 16, a.rows * a.atom * 2, b.rows * b.atom * 2, f"fa_wg{next(blk.ids)}",
-                 a.buf.dtype)
-  n = acc.shape[2]
-  return UOp.group(*[acc[0, j, e].store(vals[j * n + e]) for j in range(acc.shape[1]) for e in range(n)])
+    if not add: acc = acc.after(acc.store(acc.const_like(0)))
+    return mma(blk, acc, lambda m, kk: a_frag(kk), lambda n0, kk: frags_b(blk, b, n0, kk * K, trans=b_kn), k // K)
+  ne = acc.shape[2]
+  a_op = [a(kk)[e].load() for kk in range(k // K) for e in range(t.a.nelems)] if callable(a) else a.at(blk.warp // 4 * 4 * M, 0)
+  vals = t.wgmma(b.at(0, 0), n, k // 16, b.rows * b.atom * 2, f"fa_wg{next(blk.ids)}", b.buf.dtype, a_op, 0 if callable(a) else a.rows * a.atom * 2,
+                 [acc[0, j, e].load() for j in range(n // N) for e in range(ne)] if add else None, b_kn)
+  return UOp.group(*[acc[0, j, e].store(vals[j * ne + e]) for j in range(n // N) for e in range(ne)])
 
 # *** across the lanes of a warp ***
 

@@ -98,12 +98,14 @@ def fwd_placeholders(D=128, N=1000):
 @pytest.mark.parametrize("causal,cfg", [(False, None), (True, None), (True, (128, 64, 8))], ids=["full", "causal", "causal-128x64x8"])
 def test_forward_builds_for_sm_90a(causal, cfg):
   """the forward as the H100 gets it (SM90A, its default 64x64x4 at D=128; 128x64x8: two warpgroups and 64 KB of LDS, past the 48 KB a
-  static declaration holds): nvcc builds it for sm_90a with wgmma, and no LDS race; LDS past 48 KB is one dynamic array, its size named"""
+  static declaration holds): nvcc builds it for sm_90a with both products by wgmma, and no LDS race; LDS past 48 KB is one dynamic array, its size named"""
   from fa_uop import flash_fwd, default_fwd_config, FwdConfig
   from fa_uop.target import DSMEM_MARK
   sink = flash_fwd(*fwd_placeholders(), target=SM90A, cfg=FwdConfig(*cfg) if cfg else default_fwd_config(SM90A, 128, causal), causal=causal)
   ptx = compile_source(src:=render(sink, "sm_90a"), "sm_90a")
-  assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx and "mma.sync.aligned.m16n8k16" in ptx
+  # S = Q·Kᵀ (n: the tile's keys) and O += P·V (n: the head dim, P from registers, V MN-major): no mma.sync left
+  assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx and "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16" in ptx
+  assert "mma.sync" not in ptx
   assert lds_hazards(linear(sink, "sm_90a")) == []
   if cfg: assert ".extern .shared .align 1024 .b8 fa_dsmem[];" in ptx and f"{DSMEM_MARK} 65536" in ptx and "__shared__ __align__(16)" not in src
   else: assert "fa_dsmem" not in src
