@@ -13,3 +13,4 @@ for r in 1 2; do
     bench new full_${c}_$r B=4 H=16 N=4096 D=128 CAUSAL=0 MODE=fwd CONFIG=$c PEERS=$([ $r = 1 ] && [ $c = 64x64x4 ] && echo torch_flash) CNT=20 VERIFY=$V
   done
 done
+cd $OUT && tar czf logs.tgz *.log && rm *.log
