@@ -1,6 +1,7 @@
-"""Where a document mask's forward time goes on a GPU (fp16, B=1 H=16 N=16384 D=128, 64x32x4): causal beside a mask_mod that keeps
+"""Where a document mask's forward time goes on a GPU (fp16, B=1 H=16 N=16384 D=128, at each config of CONFIGS, default 64x32x4): causal beside a mask_mod that keeps
 everything (causal's tiles through a block map), the bench's document mask (4 documents, random boundaries), the same documents
-told by comparing positions with the boundaries (no loads in the mask), 4 tile-aligned documents of 4096 and a causal window of 4096. Run from the repository root: python3 scripts/mask_variants.py"""
+told by comparing positions with the boundaries (no loads in the mask), 4 tile-aligned documents of 4096 and a causal window of 4096; and full attention of the 16384 queries over 2048 to 16384 keys (the intercept: a block's cost outside its
+loop). Run from the repository root: python3 scripts/mask_variants.py"""
 import sys, os
 sys.path.insert(0, os.getcwd())
 import numpy as np
@@ -10,7 +11,6 @@ from fa_uop.timing import gpu_time
 import bench
 N, H, D = 16384, 16, 128
 q, k, v = [Tensor.randn(1, H, N, D).cast(dtypes.half).contiguous().realize() for _ in range(3)]
-cfg = FwdConfig(64, 32, 4)
 doc = Tensor(bench.Case(True, mask="document").data(1, H, N, N)["doc"]).realize()
 cuts = [int(c) for c in np.flatnonzero(np.diff(doc.numpy()[0])) + 1]   # the first position of each document after the first
 aligned = Tensor((np.arange(N) // 4096)[None].astype(np.int32)).realize()
@@ -21,8 +21,14 @@ cases = {"causal": dict(causal=True),
                                                                                                             UOp.const(0, dtypes.int32)).eq(sum(((kj >= c).cast(dtypes.int32) for c in cuts), UOp.const(0, dtypes.int32))), mod_args=(doc,)),
          "document, tile-aligned 4x4096": dict(causal=True, mask_mod=lambda b, h, qi, kj, d: d[b, qi].eq(d[b, kj]), mod_args=(aligned,)),
          "window 4096": dict(causal=True, window=(4096, None))}
-for name, kw in cases.items():
-  f = lambda: flash_attention(q, k, v, config=cfg, **kw).realize()
-  f()
-  t = gpu_time(f, 20)[0]
-  print(f"{name:45s} {t*1e3:8.3f} ms")
+for c in os.environ.get("CONFIGS", "64x32x4").split(","):
+  cfg = FwdConfig(*map(int, c.split("x")))
+  for name, kw in cases.items():
+    f = lambda: flash_attention(q, k, v, config=cfg, **kw).realize()
+    f()
+    print(f"{c} {name:45s} {gpu_time(f, 20)[0]*1e3:8.3f} ms")
+  for nk in (2048, 4096, 8192, 16384):
+    kn, vn = k[:, :, :nk].contiguous().realize(), v[:, :, :nk].contiguous().realize()
+    f = lambda: flash_attention(q, kn, vn, config=cfg).realize()
+    f()
+    print(f"{c} full, {nk} keys {'':32s} {gpu_time(f, 20)[0]*1e3:8.3f} ms")
