@@ -1,7 +1,7 @@
 """Where a document mask's forward time goes on a GPU (fp16, B=1 H=16 N=16384 D=128, at each config of CONFIGS, default 64x32x4): causal beside a mask_mod that keeps
 everything (causal's tiles through a block map), the bench's document mask (4 documents, random boundaries), the same documents
 told by comparing positions with the boundaries (no loads in the mask), 4 tile-aligned documents of 4096 and a causal window of 4096; and full attention of the 16384 queries over 2048 to 16384 keys (the intercept: a block's cost outside its
-loop). Run from the repository root: python3 scripts/mask_variants.py"""
+loop). CASES (names, comma-separated) and NKS pick some. Run from the repository root: python3 scripts/mask_variants.py"""
 import sys, os
 sys.path.insert(0, os.getcwd())
 import numpy as np
@@ -24,10 +24,11 @@ cases = {"causal": dict(causal=True),
 for c in os.environ.get("CONFIGS", "64x32x4").split(","):
   cfg = FwdConfig(*map(int, c.split("x")))
   for name, kw in cases.items():
+    if "CASES" in os.environ and name not in os.environ["CASES"].split(","): continue
     f = lambda: flash_attention(q, k, v, config=cfg, **kw).realize()
     f()
     print(f"{c} {name:45s} {gpu_time(f, 20)[0]*1e3:8.3f} ms")
-  for nk in (2048, 4096, 8192, 16384):
+  for nk in map(int, os.environ.get("NKS", "2048,4096,8192,16384").split(",")):
     kn, vn = k[:, :, :nk].contiguous().realize(), v[:, :, :nk].contiguous().realize()
     f = lambda: flash_attention(q, kn, vn, config=cfg).realize()
     f()
