@@ -10,6 +10,9 @@ class FwdConfig:
   block_m: int = 64   # query rows per block, split evenly over the warps
   block_n: int = 64   # keys per KV tile
   warps: int = 4
+  # blocks per multiprocessor the compiler is asked to fit (registers ≤ what that many leave each), where the target's renderer
+  # takes it (Target.min_blocks); 0: the compiler's choice
+  blocks: int = 0
   def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
     p_tile = 0 if target.mma_device == "CUDA" else self.block_m * self.block_n  # P goes through LDS where C and A layouts differ
     return itemsize * ((self.block_m + 2 * self.block_n) * d + p_tile)
@@ -24,8 +27,11 @@ class FwdConfig:
       raise ValueError(f"block_n={self.block_n} must be a multiple of 16 and of the MMA N={N} and K={K}")
     if d % K or d % N: raise ValueError(f"head dim {d} must be a multiple of the MMA K={K} and N={N}")
     if (lds:=self.lds_bytes(target, d)) > target.lds_bytes: raise ValueError(f"{self} needs {lds} bytes of LDS at D={d}, {target.arch} has {target.lds_bytes}")
+    if (n:=getattr(self, "blocks", 0)):
+      if not target.min_blocks: raise ValueError(f"{self}: blocks per multiprocessor ({n}) are not taken by {target.arch}'s renderer")
+      if n < 0 or n * lds > target.lds_bytes: raise ValueError(f"{self}: {n} blocks of {lds} bytes of LDS do not fit {target.arch}'s {target.lds_bytes}")
     return target
-  def __str__(self) -> str: return f"{self.block_m}x{self.block_n}x{self.warps}"
+  def __str__(self) -> str: return f"{self.block_m}x{self.block_n}x{self.warps}" + (f"x{self.blocks}" if getattr(self, "blocks", 0) else "")
 
 @dataclass(frozen=True)
 class BwdConfig:
@@ -45,9 +51,10 @@ def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
 
 # what the tuner tries; each is checked per target and head dim, so a target gets those its LDS holds: 128x64x4 and 128x128x8 take 80
 # and 128 KB at D=128 (of those here only gfx950's 160 KB), less at smaller head dims. 128x32x4 (two m-tiles per warp, Q's fragments
-# read from LDS) is the H100's fastest for the document mask, 64x32x4 for causal (docs/perf.md, 2026-11-24)
+# read from LDS) is the H100's fastest for the document mask, 64x32x4 for causal (docs/perf.md, 2026-11-24); with wgmma 128x128x8 for
+# causal and 64x64x4 in 3 blocks an SM (168 registers) for the document mask (2026-11-24)
 CANDIDATES = (FwdConfig(64, 32, 4), FwdConfig(64, 64, 4), FwdConfig(128, 32, 8), FwdConfig(128, 64, 8), FwdConfig(64, 16, 4),
-              FwdConfig(128, 64, 4), FwdConfig(128, 128, 8), FwdConfig(128, 32, 4))
+              FwdConfig(128, 64, 4), FwdConfig(128, 128, 8), FwdConfig(128, 32, 4), FwdConfig(64, 64, 4, 3))
 
 def candidates(target:Target, d:int) -> list[FwdConfig]:
   def ok(c:FwdConfig) -> bool:

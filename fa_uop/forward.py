@@ -6,11 +6,11 @@ import math
 from typing import Callable
 from tinygrad import UOp, dtypes
 from tinygrad.renderer import Estimates
-from tinygrad.uop.ops import AxisType, KernelInfo, Ops
+from tinygrad.uop.ops import AxisType, Ops
 from fa_uop.config import FwdConfig
 from fa_uop.mods import Mods, TilePlan
 from fa_uop.blockmap import kernel_plan, launch
-from fa_uop.target import Target
+from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, Smem, flat, smem, store_tile, acc_to_lds, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords,
                           mma, wgmma_tile, a_operand, lane_reduce, rows_at)
 
@@ -186,5 +186,5 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   # The cost is stated, and the sink tagged as already optimized so tinygrad keeps it: derived symbolically over the
   # data-dependent loop bounds it is a graph deep enough to overflow Python's recursion when printed into the program's key.
   cost = Estimates(ops=4 * B * H * Nq * Nk * D // (2 if mods.causal else 1), mem=(2 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize)
-  info = KernelInfo(name=mods.name("fa_fwd", D), opts_to_apply=(), estimates=cost)
+  info = BoundedKernel(name=mods.name("fa_fwd", D), opts_to_apply=(), estimates=cost, min_blocks=cfg.blocks)
   return UOp.group(*stores).end(blk.warp, blk.lane).end(*grid).sink(arg=info).rtag(1)

@@ -1,11 +1,11 @@
 """Targets: one description per GPU family. Warp size, MMA shape and which lane holds which fragment element live here and nowhere else."""
 from __future__ import annotations
-import functools, math, os
+import functools, math, os, re
 from dataclasses import dataclass, field, replace
 from typing import Callable
 from tinygrad import Device, UOp, dtypes
 from tinygrad.dtype import AddrSpace, DType
-from tinygrad.uop.ops import Ops
+from tinygrad.uop.ops import KernelInfo, Ops
 from tinygrad.renderer.cstyle import CUDARenderer
 
 def _radix(sizes:tuple[int, ...]) -> tuple[int, ...]: return tuple(math.prod(sizes[i+1:]) for i in range(len(sizes)))
@@ -67,6 +67,8 @@ class Target:
   # Hopper's warpgroup MMA on LDS tiles, A from LDS or registers (see _cuda_wgmma); twin: mma over fragment reads of the same tiles
   wgmma: Callable[..., list[UOp]]|None = None
   multiprocessors: int = 1      # SMs or CUs of the family's common part, where the device cannot be asked (the emulator)
+  # its renderer asks the compiler to fit a config's blocks per multiprocessor (FwdConfig.blocks; a kernel's BoundedKernel info)
+  min_blocks: bool = False
   # the same GPU with a narrower MMA K, for head dims and tiles the wide one does not divide (CDNA4's 16x16x16 beside its 16x16x32)
   narrow: Target|None = None
   def portable(self) -> Target:
@@ -178,7 +180,8 @@ SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
 HOPPER_LDS, STATIC_LDS = 232448, 49152
 
 # Hopper (sm_90a): sm_80's mma.sync and copies, and wgmma for warpgroups; its copies' wait fences them for wgmma's reads
-SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, copy_wait=_cuda_wait_async_proxy, wgmma=_cuda_wgmma, multiprocessors=132)
+SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, copy_wait=_cuda_wait_async_proxy, wgmma=_cuda_wgmma, multiprocessors=132,
+                min_blocks=True)
 
 # RDNA4 wmma_f32_16x16x16 (gfx12): no duplicated operands; A and B hold k 0-3 and 8-11 of row (column) lane%16 in lanes 0-15, k 4-7
 # and 12-15 in lanes 16-31; C holds column lane%16, rows 8(lane//16)+e
@@ -233,7 +236,20 @@ class DynamicSmem:
       kernel = [f'  extern __shared__ __align__(1024) unsigned char fa_dsmem[]; asm volatile("// {DSMEM_MARK} {self.dsmem[1]}");', *kernel]
     return super().render_kernel(function_name, kernel, bufs, uops, prefix)  # type: ignore[misc]
 
-class _HopperRenderer(DynamicSmem, CUDARenderer):
+@dataclass(frozen=True)
+class BoundedKernel(KernelInfo):
+  """tinygrad's kernel info and the blocks per multiprocessor the compiler is asked to fit (0: its own choice), for MinBlocks"""
+  min_blocks: int = 0
+
+class MinBlocks:
+  """A CUDA renderer mixin: a kernel whose info (BoundedKernel) asks for n blocks per multiprocessor gets __launch_bounds__(threads, n),
+  so that ptxas keeps its registers within what n blocks leave each (tinygrad writes the threads only)"""
+  def render_kernel(self, function_name, kernel, bufs, uops, prefix=None) -> str:
+    src = super().render_kernel(function_name, kernel, bufs, uops, prefix)  # type: ignore[misc]
+    n = next((getattr(u.arg, "min_blocks", 0) for u in uops if u.op is Ops.SINK), 0)
+    return re.sub(r"__launch_bounds__\((\d+)\)", rf"__launch_bounds__(\1, {n})", src, count=1) if n else src
+
+class _HopperRenderer(MinBlocks, DynamicSmem, CUDARenderer):
   """tinygrad's CUDA renderer with nvrtc compiling for sm_90a. A class of its own: tinygrad's compile workers rebuild a renderer
   from its class and target, so they compile for sm_90a too"""
   def __init__(self, target):
@@ -262,7 +278,6 @@ def hopper(device:str) -> Target:
 def _hopper_program() -> type:
   """tinygrad's CUDA program, launched with the dynamic shared memory its PTX names (DynamicSmem); tinygrad's loader takes a size,
   its callers never give one"""
-  import re
   from tinygrad.runtime.ops_cuda import CUDAProgram
   class HopperProgram(CUDAProgram):
     def __init__(self, dev, obj, smem:int=0):

@@ -2,7 +2,7 @@
 fastest in a JSON file, keyed by target, tinygrad version, dtype and shape class. FA_UOP_TUNE=0 turns it off (the deterministic
 default is used, as it always is on the emulator); FA_UOP_CACHE names the file (default ~/.cache/fa_uop/tune.json)."""
 from __future__ import annotations
-import functools, json, os, tempfile
+import dataclasses, functools, json, os, tempfile
 from importlib.metadata import version
 import numpy as np
 from tinygrad import Tensor
@@ -49,7 +49,7 @@ def fwd_config(target:Target, device:str, shape:tuple[int, ...], nk:int, hkv:int
     times = {c: gpu_time(functools.partial(run, c, q, k, v), 5, device)[0] for c in candidates(target, D)}
     cfg = min(times, key=times.get)
     entries = _load()
-    entries[k_] = {"config": {"block_m": cfg.block_m, "block_n": cfg.block_n, "warps": cfg.warps},
+    entries[k_] = {"config": dataclasses.asdict(cfg),
                    "ms": {str(c): round(t * 1e3, 4) for c, t in times.items()}, "shape": [B, H, hkv, Nq, nk, D]}
     _save(entries)
   _chosen[k_] = cfg

@@ -28,7 +28,7 @@ for c in os.environ.get("CONFIGS", "64x32x4").split(","):
     f = lambda: flash_attention(q, k, v, config=cfg, **kw).realize()
     f()
     print(f"{c} {name:45s} {gpu_time(f, 20)[0]*1e3:8.3f} ms")
-  for nk in map(int, os.environ.get("NKS", "2048,4096,8192,16384").split(",")):
+  for nk in [int(x) for x in os.environ.get("NKS", "2048,4096,8192,16384").split(",") if x]:
     kn, vn = k[:, :, :nk].contiguous().realize(), v[:, :, :nk].contiguous().realize()
     f = lambda: flash_attention(q, kn, vn, config=cfg).realize()
     f()

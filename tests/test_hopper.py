@@ -95,10 +95,12 @@ def fwd_placeholders(D=128, N=1000):
   return [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)]
 
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
-@pytest.mark.parametrize("causal,cfg", [(False, None), (True, None), (True, (128, 64, 8))], ids=["full", "causal", "causal-128x64x8"])
+@pytest.mark.parametrize("causal,cfg", [(False, None), (True, None), (True, (128, 64, 8)), (True, (64, 64, 4, 3))],
+                         ids=["full", "causal", "causal-128x64x8", "causal-64x64x4x3"])
 def test_forward_builds_for_sm_90a(causal, cfg):
   """the forward as the H100 gets it (SM90A, its default 64x64x4 at D=128; 128x64x8: two warpgroups and 64 KB of LDS, past the 48 KB a
-  static declaration holds): nvcc builds it for sm_90a with both products by wgmma, and no LDS race; LDS past 48 KB is one dynamic array, its size named"""
+  static declaration holds; 64x64x4x3: 3 blocks an SM asked of ptxas): nvcc builds it for sm_90a with both products by wgmma, and no
+  LDS race; LDS past 48 KB is one dynamic array, its size named; the blocks per SM reach the PTX"""
   from fa_uop import flash_fwd, default_fwd_config, FwdConfig
   from fa_uop.target import DSMEM_MARK
   sink = flash_fwd(*fwd_placeholders(), target=SM90A, cfg=FwdConfig(*cfg) if cfg else default_fwd_config(SM90A, 128, causal), causal=causal)
@@ -107,13 +109,15 @@ def test_forward_builds_for_sm_90a(causal, cfg):
   assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx and "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16" in ptx
   assert "mma.sync" not in ptx
   assert lds_hazards(linear(sink, "sm_90a")) == []
-  if cfg: assert ".extern .shared .align 1024 .b8 fa_dsmem[];" in ptx and f"{DSMEM_MARK} 65536" in ptx and "__shared__ __align__(16)" not in src
+  if cfg and cfg[0] == 128: assert ".extern .shared .align 1024 .b8 fa_dsmem[];" in ptx and f"{DSMEM_MARK} 65536" in ptx and "__shared__ __align__(16)" not in src
   else: assert "fa_dsmem" not in src
+  assert ("__launch_bounds__(128, 3)" in src and ".minnctapersm 3" in ptx) if cfg and len(cfg) == 4 else ".minnctapersm" not in ptx
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("cfg", [(64, 64, 4), (128, 64, 8), (128, 128, 8)], ids=str)
+@pytest.mark.parametrize("cfg", [(64, 64, 4), (128, 64, 8), (128, 128, 8), (64, 64, 4, 3)], ids=str)
 def test_forward_on_hopper(cfg):
-  """the forward on the H100 or H200 at one and two warpgroups, with 64 and 128 KB of LDS (dynamic shared memory), causal with tails"""
+  """the forward on the H100 or H200 at one and two warpgroups, with 64 and 128 KB of LDS (dynamic shared memory), and at 3 blocks an
+  SM (168 registers), causal with tails"""
   from fa_uop import flash_fwd, FwdConfig
   from fa_uop.reference import attention_ref
   from conftest import assert_close

@@ -1,6 +1,6 @@
-import json
+import dataclasses, json
 import pytest
-from tinygrad import Tensor, dtypes
+from tinygrad import Context, Tensor, dtypes
 import fa_uop.api, fa_uop.tune as tune
 from fa_uop import flash_attention, FwdConfig, target_for
 from fa_uop.config import candidates, default_fwd_config, shape_class
@@ -35,7 +35,7 @@ def test_tuner_times_once_then_reads_the_cache(emu, tmp_path, monkeypatch):
   pick = lambda: tune.fwd_config(t, "PYTHON", (1, 1, 20, 32), 20, 1, dtypes.half, True, None, lambda cfg, q, k, v: None)
   assert pick() == cands[-1] and sorted(map(str, timed)) == sorted(map(str, cands))
   entry = json.loads((tmp_path / "tune.json").read_text())[tune.key(t, dtypes.half, 32, 20, 20, True)]
-  assert entry["config"] == {"block_m": cands[-1].block_m, "block_n": cands[-1].block_n, "warps": cands[-1].warps}
+  assert entry["config"] == dataclasses.asdict(cands[-1]) and FwdConfig(**entry["config"]) == cands[-1]
   timed.clear()
   assert pick() == cands[-1] and timed == []          # this process remembers
   monkeypatch.setattr(tune, "_chosen", {})
@@ -76,3 +76,17 @@ def test_gfx950_candidates_use_its_lds():
   from fa_uop import CDNA3, CDNA4, SM80, FwdConfig
   big = {FwdConfig(128, 64, 4), FwdConfig(128, 128, 8)}
   assert big <= set(candidates(CDNA4, 128)) and not big & set(candidates(CDNA3, 128)) and not big & set(candidates(SM80, 128))
+
+def test_blocks_per_sm_only_where_the_renderer_takes_them():
+  """a config's blocks per multiprocessor (__launch_bounds__'s second argument) is tried on the Hopper target, whose renderer writes
+  it, and refused elsewhere before anything is built; blocks whose LDS does not fit the multiprocessor are refused too"""
+  from fa_uop import SM80, SM90A, RDNA3
+  three = FwdConfig(64, 64, 4, 3)
+  assert three in candidates(SM90A, 128) and str(three) == "64x64x4x3"
+  assert three not in candidates(SM80, 128) and three not in candidates(RDNA3, 64)
+  for t, msg in ((SM80, "not taken by sm_80"), (RDNA3, "not taken by gfx1100")):
+    with pytest.raises(ValueError, match=msg): three.check(t, 64)
+  with pytest.raises(ValueError, match="do not fit"): FwdConfig(128, 128, 8, 3).check(SM90A, 128)
+  with Context(DEV="PYTHON::sm_80"):
+    q = Tensor.empty(1, 1, 64, 64, dtype=dtypes.half)
+    with pytest.raises(ValueError, match="not taken"): flash_attention(q, q, q, config=three)
