@@ -60,7 +60,7 @@ class Target:
   # fast paths; None selects the portable twin in the tile layer (the emulator runs only twins: it cannot execute Ops.CUSTOM)
   shuffle: Callable[[UOp, int, UOp], UOp]|None = None   # read a float from lane ^ offset; twin: exchange through LDS
   copy16: Callable[[UOp, UOp, UOp|None, UOp|None], UOp]|None = None  # async 16-byte global->LDS copy (zeros where not ok), if active
-  copy_wait: Callable[[UOp], UOp]|None = None            # wait for every async copy group (before a barrier)
+  copy_wait: Callable[[UOp, bool], UOp]|None = None      # wait for every async copy group (before a barrier); True: wgmma reads next
   ldsm: Callable[[UOp, bool, str, DType], list[UOp]]|None = None  # four 8x8 16-bit matrices from LDS; twin: element loads
   # per operand: (row, col) in the tile whose address lane gives; not part of the hash (a dict), ldsm already tells the paths apart
   ldsm_addr: dict[str, Callable[[UOp], tuple[UOp, UOp]]]|None = field(default=None, hash=False, compare=False)
@@ -97,8 +97,11 @@ def _cuda_copy16(dst:UOp, src:UOp, ok:UOp|None, active:UOp|None) -> UOp:
   if active is None: return UOp(Ops.CUSTOM, dtypes.void, (dst, src, nbytes), arg=asm)
   return UOp(Ops.CUSTOM, dtypes.void, (dst, src, nbytes, active), arg="if ({3}) " + asm)
 
-# the wait takes an anchor: an LDS index whose buffer hangs AFTER the statements it must follow (rendered, never read)
-def _cuda_wait(anchor:UOp) -> UOp: return UOp(Ops.CUSTOM, dtypes.void, (anchor,), arg='asm volatile("cp.async.wait_group 0;" ::);')
+# the wait takes an anchor: an LDS index whose buffer hangs AFTER the statements it must follow (rendered, never read). Where wgmma
+# reads the tile next (Hopper) a proxy fence follows: the copies wrote through the generic proxy, wgmma reads through the async one
+def _cuda_wait(anchor:UOp, wgmma_reads:bool=False) -> UOp:
+  if not wgmma_reads: return UOp(Ops.CUSTOM, dtypes.void, (anchor,), arg='asm volatile("cp.async.wait_group 0;" ::);')
+  return UOp(Ops.CUSTOM, dtypes.void, (anchor,), arg='asm volatile("cp.async.wait_group 0;\\nfence.proxy.async.shared::cta;" ::: "memory");')
 
 def _cuda_ldsm(addr:UOp, trans:bool, name:str, dtype:DType) -> list[UOp]:
   """ldmatrix.x4: lane l gives the address of row l%8 of matrix l//8; register j of lane l holds row l//4 (column with .trans),
@@ -108,10 +111,6 @@ def _cuda_ldsm(addr:UOp, trans:bool, name:str, dtype:DType) -> list[UOp]:
            f'.shared.b16 {{{{%0,%1,%2,%3}}}}, [%4];" : {regs} : "r"((unsigned)__cvta_generic_to_shared({{0}})));')
   conv = "__ushort_as_half" if dtype == dtypes.half else "__ushort_as_bfloat16"
   return [UOp(Ops.CUSTOMI, dtype, (ld, UOp.const(i, dtypes.int)), arg=f"{conv}(((unsigned short *){name})[{{1}}])") for i in range(8)]
-
-def _cuda_wait_async_proxy(anchor:UOp) -> UOp:
-  """the async copies' wait, then a proxy fence: what they wrote is read next by wgmma, through the async proxy"""
-  return UOp(Ops.CUSTOM, dtypes.void, (anchor,), arg='asm volatile("cp.async.wait_group 0;\\nfence.proxy.async.shared::cta;" ::: "memory");')
 
 def _wgmma_desc(addr:str, lbo:int=16) -> str:
   """a wgmma matrix descriptor of a 16-bit tile in 128-byte swizzle atoms (8 rows of 128 bytes, 1024 bytes apart) from the LDS byte
@@ -179,8 +178,8 @@ SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
 # Hopper's blocks may use 227 KB of shared memory, but at most 48 KB of it declared statically
 HOPPER_LDS, STATIC_LDS = 232448, 49152
 
-# Hopper (sm_90a): sm_80's mma.sync and copies, and wgmma for warpgroups; its copies' wait fences them for wgmma's reads
-SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, copy_wait=_cuda_wait_async_proxy, wgmma=_cuda_wgmma, multiprocessors=132,
+# Hopper (sm_90a): sm_80's mma.sync and copies, and wgmma for warpgroups
+SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, wgmma=_cuda_wgmma, multiprocessors=132,
                 min_blocks=True)
 
 # RDNA4 wmma_f32_16x16x16 (gfx12): no duplicated operands; A and B hold k 0-3 and 8-11 of row (column) lane%16 in lanes 0-15, k 4-7

@@ -100,7 +100,7 @@ def wait_tile(blk:Block, dst:Smem, *deps:UOp) -> Smem:
   """dst once the copies into it (issued before, in program order, or among deps) are done and visible to the whole block.
   deps are statements (stores, ENDs, copies, ranges) that the wait must come after."""
   if blk.target.copy_wait is None: return dst.after(*deps)  # tinygrad puts a barrier behind LDS stores that deps carry
-  return dst.after(blk.target.copy_wait(dst.buf.after(*deps).index(0)).barrier())
+  return dst.after(blk.target.copy_wait(dst.buf.after(*deps).index(0), dst.atom > 0).barrier())   # wgmma reads the atom-stored tiles
 
 def store_tile(blk:Block, src:Smem, dst:UOp, row:Callable[[UOp], UOp], rows_valid:UOp|int) -> UOp:
   """copy_tile's reverse: store src to a flat global buffer (row r of the tile at element row(r)), 16 bytes per thread and step, its

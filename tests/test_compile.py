@@ -67,7 +67,7 @@ def test_hazard_check_finds_async_copies_read_too_early():
   def no_commit(*args):
     u = T._cuda_copy16(*args)
     return u.replace(arg=u.arg.replace("\\ncp.async.commit_group;", ""))
-  no_wait = lambda anchor: UOp(Ops.CUSTOM, dtypes.void, (anchor,), arg="/* no wait */")
+  no_wait = lambda anchor, *_: UOp(Ops.CUSTOM, dtypes.void, (anchor,), arg="/* no wait */")
   for t in (replace(SM80, copy16=no_commit), replace(SM80, copy_wait=no_wait)):
     assert any("async copy" in h for h in lds_hazards(linear(fwd_sink(t, 64, True), "sm_90")))
 

@@ -107,7 +107,7 @@ def test_forward_builds_for_sm_90a(causal, cfg):
   ptx = compile_source(src:=render(sink, "sm_90a"), "sm_90a")
   # S = Q·Kᵀ (n: the tile's keys) and O += P·V (n: the head dim, P from registers, V MN-major): no mma.sync left
   assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx and "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16" in ptx
-  assert "mma.sync" not in ptx
+  assert "mma.sync" not in ptx and "fence.proxy.async.shared::cta" in ptx
   assert lds_hazards(linear(sink, "sm_90a")) == []
   if cfg and cfg[0] == 128: assert ".extern .shared .align 1024 .b8 fa_dsmem[];" in ptx and f"{DSMEM_MARK} 65536" in ptx and "__shared__ __align__(16)" not in src
   else: assert "fa_dsmem" not in src
@@ -131,3 +131,12 @@ def test_forward_on_hopper(cfg):
   Tensor.realize(outs[3], outs[4])
   ref_o, ref_lse = attention_ref(qn, kn, vn, True)
   assert_close(outs[3].float().numpy().astype(np.float64), outs[4].numpy().astype(np.float64), ref_o, ref_lse, dtypes.half)
+
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
+def test_backward_builds_for_sm_90a():
+  """the backward as the H100 gets it (mma.sync, no wgmma yet): nvcc builds both kernels for sm_90a, and their copies' waits carry no
+  async-proxy fence, which only tiles that wgmma reads need (the forward's, above)"""
+  from test_compile import bwd_sinks
+  for sink in bwd_sinks(SM90A, 128, True):
+    ptx = compile_source(render(sink, "sm_90a"), "sm_90a")
+    assert "mma.sync.aligned.m16n8k16" in ptx and "cp.async.wait_group" in ptx and "fence.proxy.async" not in ptx and "wgmma" not in ptx
