@@ -13,11 +13,15 @@ from fa_uop.mods import Mods
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target
 from fa_uop.tiles import (Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, col_coords,
-                          lane_rows, lane_cols, load_vec, mma, a_operand, rows_at)
+                          lane_rows, lane_cols, load_vec, mma, wgmma_tile, a_operand, rows_at)
 
 def _info(name:str, flops:int, nbytes:int) -> KernelInfo:
   # stated so tinygrad does not derive it symbolically over data-dependent loop bounds (see forward)
   return KernelInfo(name=name, opts_to_apply=(), estimates=Estimates(ops=flops, mem=nbytes))
+
+def _wgmma(target:Target, cfg:BwdConfig, d:int) -> bool:
+  """the block's products by wgmma (Hopper): one 16-row MMA tile per warp, whole warpgroups, the head dim in 64-column swizzle atoms"""
+  return target.wgmma is not None and cfg.warps % 4 == 0 and cfg.block_m == cfg.warps * target.mma[0] and d % 64 == 0 and cfg.block_n % 16 == 0
 
 def _scores(blk:Block, s:UOp, sc:float, pos:Callable[[UOp, UOp], tuple[UOp, UOp]], masked:bool, keep:Callable[[UOp, UOp], UOp],
             score:Callable[[UOp, UOp, UOp], UOp]|None, dscore:Callable[[UOp, UOp, UOp], UOp]|None) -> tuple[UOp, UOp|None]:
@@ -63,8 +67,10 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   qg, kg, vg, dog = flat(q), flat(k), flat(v), flat(do)
   rows0 = blk.warp * WR
 
-  k_s, v_s = smem(blk, BK, D, k.dtype), smem(blk, BK, D, k.dtype)
-  q_s, do_s = smem(blk, BQ, D, q.dtype), smem(blk, BQ, D, q.dtype)
+  # Hopper: the four products by wgmma (Sᵀ and dPᵀ from LDS, dV and dK with Pᵀ and dSᵀ from registers), the tiles in its swizzle atoms
+  wg = _wgmma(target, cfg, D)
+  k_s, v_s = smem(blk, BK, D, k.dtype, atom=64 if wg else 0), smem(blk, BK, D, k.dtype, atom=64 if wg else 0)
+  q_s, do_s = smem(blk, BQ, D, q.dtype, atom=64 if wg else 0), smem(blk, BQ, D, q.dtype, atom=64 if wg else 0)
   kv_copy = UOp.group(copy_tile(blk, k_s, kg, rows_at(kv_base, D), Nk - n0), copy_tile(blk, v_s, vg, rows_at(kv_base, D), Nk - n0, variant=1))
 
   dk_acc, dv_acc = acc_tile(blk, WR // M, D // N), acc_tile(blk, WR // M, D // N)
@@ -122,27 +128,33 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     dlt = load_vec(blk, flat(delta), [stat + cc for cc in cols], [cc < Nq for cc in cols])
     # Sᵀ = K·Qᵀ, then Pᵀ
     s = acc_tile(blk, WR // M, BQ // N)
-    s = s.after(s.after(qt.buf).store(s.const_like(0)))
-    s = s.after(mma(blk, s, lambda m, kk: frag_a(blk, kt, rows0 + m * M, kk * K), lambda c0, kk: frags_b(blk, qt, c0, kk * K), D // K))
+    if wg: s = s.after(wgmma_tile(blk, s.after(qt.buf), kt, qt))
+    else:
+      s = s.after(s.after(qt.buf).store(s.const_like(0)))
+      s = s.after(mma(blk, s, lambda m, kk: frag_a(blk, kt, rows0 + m * M, kk * K), lambda c0, kk: frags_b(blk, qt, c0, kk * K), D // K))
     s, dsc = _scores(blk, s, sc, lambda r, col: (i0 + col, n0 + rows0 + r), masked,
                      keep if real is None else lambda qi, kj: keep(qi, kj) & real, score, dscore)
     s_rows = rows_view(blk, s)
     s = s.after(s_rows.store((s_rows - (lse2 * LOG2E).reshape(1, ncols).expand(s_rows.shape)).exp2()))
     # dV += Pᵀ·dO
     pa = a_operand(blk, s, rows0, v.dtype)
-    dv_done = mma(blk, dv_acc, pa, lambda c0, kk: frags_b(blk, dot, c0, kk * K, trans=True), BQ // K)
+    dv_done = wgmma_tile(blk, dv_acc, lambda kk: pa(0, kk), dot, b_kn=True, add=True) if wg else \
+      mma(blk, dv_acc, pa, lambda c0, kk: frags_b(blk, dot, c0, kk * K, trans=True), BQ // K)
     # dPᵀ = V·dOᵀ, dSᵀ = Pᵀ∘(dPᵀ − delta)
     dp = acc_tile(blk, WR // M, BQ // N)
     # zeroed behind this step's tiles, not just its loop: a one-trip loop is removed, and a bare constant store would then be
     # hoisted out of the head loop around it
-    dp = dp.after(dp.after(qt.buf).store(dp.const_like(0)))
-    dp = dp.after(mma(blk, dp, lambda m, kk: frag_a(blk, vt, rows0 + m * M, kk * K), lambda c0, kk: frags_b(blk, dot, c0, kk * K), D // K))
+    if wg: dp = dp.after(wgmma_tile(blk, dp.after(qt.buf), vt, dot))
+    else:
+      dp = dp.after(dp.after(qt.buf).store(dp.const_like(0)))
+      dp = dp.after(mma(blk, dp, lambda m, kk: frag_a(blk, vt, rows0 + m * M, kk * K), lambda c0, kk: frags_b(blk, dot, c0, kk * K), D // K))
     dp_rows, p_rows = rows_view(blk, dp), rows_view(blk, s)
     ds = p_rows * (dp_rows - dlt.reshape(1, ncols).expand(dp_rows.shape))
     dp = dp.after(dp_rows.store(ds if dsc is None else ds * rows_view(blk, dsc)))
     # dK += dSᵀ·Q (the softmax scale is applied once at the end)
     dsa = a_operand(blk, dp, rows0, q.dtype)
-    dk_done = mma(blk, dk_acc, dsa, lambda c0, kk: frags_b(blk, qt, c0, kk * K, trans=True), BQ // K)
+    dk_done = wgmma_tile(blk, dk_acc, lambda kk: dsa(0, kk), qt, b_kn=True, add=True) if wg else \
+      mma(blk, dk_acc, dsa, lambda c0, kk: frags_b(blk, qt, c0, kk * K, trans=True), BQ // K)
     # the next query tile's copies overwrite what this step read (through ldmatrix, which tinygrad's barriers do not see)
     return UOp.group(dv_done, dk_done, *carried).barrier().end(it)
 
@@ -207,17 +219,18 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   score = mods.score_fn(b, h, lambda qi: qi, args, lim)
   dscore = (lambda x, qi, kj: mods.dscore(x, b, h, qi, kj, args, lim)) if mods.scores_changed else None
 
-  # Q and dO fragments to registers once; the rows' log2-domain logsumexp and delta too
-  q_s, do_s = smem(blk, BM, D, q.dtype), smem(blk, BM, D, q.dtype)
-  k_s, v_s = smem(blk, BN, D, k.dtype), smem(blk, BN, D, k.dtype)
+  # Q and dO fragments to registers once (Hopper: wgmma reads them from LDS, in its swizzle atoms with K and V); the rows'
+  # log2-domain logsumexp and delta too
+  wg = _wgmma(target, cfg, D)
+  q_s, do_s, k_s, v_s = (smem(blk, n, D, q.dtype, atom=64 if wg else 0) for n in (BM, BM, BN, BN))
   qc, dc = copy_tile(blk, q_s, flat(q), rows_at(q_base, D), Nq - m0), copy_tile(blk, do_s, flat(do), rows_at(q_base, D), Nq - m0, variant=1)
   q_s, do_s = wait_tile(blk, q_s, qc, dc), wait_tile(blk, do_s, qc, dc)
   frags = []
-  for t in (q_s, do_s):
+  for t in (q_s, do_s) if not wg else ():
     f = blk.reg((WM // M, D // K, target.a.nelems), q.dtype)
     fm, fk = blk.range(WM // M), blk.range(D // K)
     frags.append(f.after(f[fm, fk].store(frag_a(blk, t, rows0 + fm * M, fk * K)).end(fm, fk)))
-  q_frag, do_frag = frags
+  q_frag, do_frag = frags or (None, None)
   dq_acc = acc_tile(blk, WM // M, D // N)
   nrows = lane_rows(blk, WM // M)
   rows = [m0 + rows0 + r for r in row_coords(blk, nrows)]
@@ -240,19 +253,24 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
     if plan.listed: dq_acc = dq_acc.after(tix.after(kc, vc)[0].store(plan.index(p + 1)))
     kt, vt = wait_tile(blk, k_s, kc, vc), wait_tile(blk, v_s, kc, vc)
     s = acc_tile(blk, WM // M, BN // N)
-    s = s.after(s.after(kt.buf).store(s.const_like(0)))
-    s = s.after(mma(blk, s, lambda m, kk: q_frag[m, kk], lambda c0, kk: frags_b(blk, kt, c0, kk * K), D // K))
+    if wg: s = s.after(wgmma_tile(blk, s.after(kt.buf), q_s, kt))
+    else:
+      s = s.after(s.after(kt.buf).store(s.const_like(0)))
+      s = s.after(mma(blk, s, lambda m, kk: q_frag[m, kk], lambda c0, kk: frags_b(blk, kt, c0, kk * K), D // K))
     s, dsc = _scores(blk, s, sc, lambda r, col: (m0 + rows0 + r, nt0 + col), masked, keep, score, dscore)
     s_rows = rows_view(blk, s)
     s = s.after(s_rows.store((s_rows - (lse2 * LOG2E).reshape(nrows, 1).expand(s_rows.shape)).exp2()))
     dp = acc_tile(blk, WM // M, BN // N)
-    dp = dp.after(dp.after(kt.buf).store(dp.const_like(0)))  # behind this step's tiles (see flash_bwd_dkdv)
-    dp = dp.after(mma(blk, dp, lambda m, kk: do_frag[m, kk], lambda c0, kk: frags_b(blk, vt, c0, kk * K), D // K))
+    if wg: dp = dp.after(wgmma_tile(blk, dp.after(kt.buf), do_s, vt))
+    else:
+      dp = dp.after(dp.after(kt.buf).store(dp.const_like(0)))  # behind this step's tiles (see flash_bwd_dkdv)
+      dp = dp.after(mma(blk, dp, lambda m, kk: do_frag[m, kk], lambda c0, kk: frags_b(blk, vt, c0, kk * K), D // K))
     dp_rows, p_rows = rows_view(blk, dp), rows_view(blk, s)
     ds = p_rows * (dp_rows - dlt.reshape(nrows, 1).expand(dp_rows.shape))
     dp = dp.after(dp_rows.store(ds if dsc is None else ds * rows_view(blk, dsc)))
     dsa = a_operand(blk, dp, rows0, k.dtype)
     # the next KV tile's copies overwrite what this step read (through ldmatrix, which tinygrad's barriers do not see)
+    if wg: return wgmma_tile(blk, dq_acc, lambda kk: dsa(0, kk), kt, b_kn=True, add=True).barrier().end(it)
     return mma(blk, dq_acc, dsa, lambda c0, kk: frags_b(blk, kt, c0, kk * K, trans=True), BN // K).barrier().end(it)
 
   dones = []

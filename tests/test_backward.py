@@ -65,8 +65,11 @@ def test_loss_on_lse_and_scale(emu, rng):
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
 def test_kernels_write_every_element(emu, rng, causal):
   """the dK/dV and dQ kernels themselves, outputs poisoned with NaN, against the reference (tails on both sides, GQA)"""
+  check_kernels(rng, causal, target_for("PYTHON"), BwdConfig(32, 16, 2), 1, 2, 1, 37, 45, 32)
+
+def check_kernels(rng, causal, t, cfg, B, H, Hkv, Nq, Nk, D):
+  """flash_bwd_dkdv and flash_bwd_dq built for target t with cfg, on the emulator, outputs poisoned, against the float64 reference"""
   r, seed = rng
-  B, H, Hkv, Nq, Nk, D = 1, 2, 1, 37, 45, 32
   (qn, kn, vn), (q, k, v) = qkv(r, B, H, Hkv, Nq, Nk, D, dtypes.half)
   do_n = r.standard_normal((B, H, Nq, D))
   o_ref, lse_ref = attention_ref(qn, kn, vn, causal)
@@ -75,8 +78,6 @@ def test_kernels_write_every_element(emu, rng, causal):
   lse = Tensor(lse_ref.astype(np.float32), device="PYTHON").contiguous().realize()
   delta = Tensor((do_n * o_ref).sum(-1).astype(np.float32), device="PYTHON").contiguous().realize()
   nan = lambda *s: Tensor.full(s, float("nan"), dtype=dtypes.half, device="PYTHON").contiguous().realize()
-  t = target_for("PYTHON")
-  cfg = BwdConfig(32, 16, 2)
   dk, dv = Tensor.custom_kernel(q, k, v, do, lse, delta, nan(B, Hkv, Nk, D), nan(B, Hkv, Nk, D),
                                 fxn=functools.partial(flash_bwd_dkdv, target=t, cfg=cfg, causal=causal))[6:]
   dq = Tensor.custom_kernel(q, k, v, do, lse, delta, nan(B, H, Nq, D), fxn=functools.partial(flash_bwd_dq, target=t, cfg=cfg, causal=causal))[6]

@@ -132,11 +132,22 @@ def test_forward_on_hopper(cfg):
   ref_o, ref_lse = attention_ref(qn, kn, vn, True)
   assert_close(outs[3].float().numpy().astype(np.float64), outs[4].numpy().astype(np.float64), ref_o, ref_lse, dtypes.half)
 
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_backward_twin(rng, causal):
+  """the backward as built for SM90A (its products by wgmma_tile, the tiles in swizzle atoms), its twin on the emulated sm_80: GQA,
+  tails on both sides, 64-row blocks of one warpgroup"""
+  from tinygrad import Context
+  from fa_uop import BwdConfig
+  from test_backward import check_kernels
+  with Context(DEV="PYTHON::sm_80"): check_kernels(rng, causal, SM90A.portable(), BwdConfig(64, 32, 4), 1, 2, 1, 70, 90, 64)
+
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
 def test_backward_builds_for_sm_90a():
-  """the backward as the H100 gets it (mma.sync, no wgmma yet): nvcc builds both kernels for sm_90a, and their copies' waits carry no
-  async-proxy fence, which only tiles that wgmma reads need (the forward's, above)"""
+  """the backward as the H100 gets it: nvcc builds both kernels for sm_90a with every product by wgmma (dK/dV: Sᵀ and dPᵀ from LDS,
+  n = the query tile; dV and dK with Pᵀ and dSᵀ from registers, n = D; dQ likewise), no mma.sync, and no LDS race"""
   from test_compile import bwd_sinks
-  for sink in bwd_sinks(SM90A, 128, True):
+  for sink, n in zip(bwd_sinks(SM90A, 128, True), (32, 32)):
     ptx = compile_source(render(sink, "sm_90a"), "sm_90a")
-    assert "mma.sync.aligned.m16n8k16" in ptx and "cp.async.wait_group" in ptx and "fence.proxy.async" not in ptx and "wgmma" not in ptx
+    for shape in (f"m64n{n}k16", "m64n128k16"): assert f"wgmma.mma_async.sync.aligned.{shape}.f32.f16.f16" in ptx, shape
+    assert "mma.sync" not in ptx and "fence.proxy.async.shared::cta" in ptx
+    assert lds_hazards(linear(sink, "sm_90a")) == []
