@@ -7,7 +7,8 @@ WINDOW=left,right (a side "none" or empty: unbounded), SOFTCAP=c, MASK=document|
 DOCS documents per packed sequence, default 4; ALiBi slopes 2^(-8(h+1)/H) as a score_mod; key lengths per batch entry in
 [NK/2, NK]): TFLOPS then count only the pairs kept, and the check is against a float32 reference with the same modifications,
 MODE (fwd, bwd, fwdbwd or a comma list of them: the backward is timed from a saved forward, TFLOPS 2.5x the forward's FLOPs),
-CONFIG (BMxBNxWARPS, else the tuner's choice), SWEEP=1 (the FlashAttention-2 paper's grid: D in 64,128, H=2048/D,
+CONFIG (BMxBNxWARPS[xBLOCKS per SM], else the tuner's choice), BWD_CONFIG (the backward's, for dK/dV and dQ: one, or two
+comma-separated; else the defaults), SWEEP=1 (the FlashAttention-2 paper's grid: D in 64,128, H=2048/D,
 N in 1024,4096,16384, B=16384/N, causal and not; a table, JSON lines and a PNG plot under OUT, default ./out).
 With no GPU present it runs a small shape on tinygrad's emulator (DEV=PYTHON::sm_80). Exits non-zero if a check fails."""
 import os, shutil, sys
@@ -17,7 +18,7 @@ import dataclasses, json, math, tempfile, time
 import numpy as np
 from tinygrad import Tensor, Device, dtypes, Context
 from tinygrad.helpers import getenv
-from fa_uop import flash_attention, flash_attention_backward, flash_attention_with_kvcache, FwdConfig, default_fwd_config, target_for, tune
+from fa_uop import flash_attention, flash_attention_backward, flash_attention_with_kvcache, FwdConfig, BwdConfig, default_fwd_config, target_for, tune
 from fa_uop.api import decode_plan, fwd_config_for
 from fa_uop import blockmap
 from fa_uop.reference import kvcache_ref
@@ -178,6 +179,10 @@ def measure_bwd(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, case:Case, dtype_na
   mode = "fwdbwd" if with_fwd else "bwd"
   data = case.data(B, H, N, Nk)
   kw = case.kwargs(data)
+  if (bc:=getenv("BWD_CONFIG", "")):
+    cs = [BwdConfig(*map(int, c.split("x"))) for c in bc.split(",")]
+    bkw = dict(configs=(cs[0], cs[-1]))
+  else: bkw = {}
   flops = (3.5 if with_fwd else 2.5) * 4 * D * H * case.pairs(data, B, N, Nk)
   print(f"{DEV} {mode}: B={B} H={H} Hkv={Hkv} N={N} Nk={Nk} D={D} {case} {dtype_name}, {cnt} timed runs", flush=True)
   q, k, v, do = [Tensor.randn(*s, dtype=dtypes.float32).cast(dtype).contiguous().realize() for s in ((B, H, N, D), (B, Hkv, Nk, D), (B, Hkv, Nk, D), (B, H, N, D))]
@@ -185,13 +190,13 @@ def measure_bwd(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, case:Case, dtype_na
   st = time.perf_counter()
   with Context(CACHELEVEL=0):
     o, lse = [t.realize() for t in flash_attention(q, k, v, return_lse=True, **kw)]
-    grads = flash_attention_backward(q, k, v, o, lse, do, **kw)
+    grads = flash_attention_backward(q, k, v, o, lse, do, **kw, **bkw)
     Tensor.realize(*grads)
   Device[DEV].synchronize()
   compile_s = time.perf_counter() - st
   def run():
     o_, lse_ = flash_attention(q, k, v, return_lse=True, **kw) if with_fwd else (o, lse)
-    Tensor.realize(*flash_attention_backward(q, k, v, o_, lse_, do, **kw))
+    Tensor.realize(*flash_attention_backward(q, k, v, o_, lse_, do, **kw, **bkw))
   sec, wall = timed(run, cnt, [q])
   bmap = map_cost(run, sec, cnt) if "mask_mod" in kw else None
   res = dict(impl="fa_uop", mode=mode, dev=DEV, B=B, H=H, Hkv=Hkv, N=N, Nk=Nk, D=D, causal=case.causal, window=case.window, softcap=case.softcap,

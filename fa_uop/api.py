@@ -143,7 +143,7 @@ def _block_map(target:Target, mods:Mods, mod_args:tuple[Tensor, ...], q:Tensor, 
   batch and heads (the mods read neither sharded axis) and the device's multiprocessors"""
   B, H = shard.local_shape(q)[:2]
   return block_map(mods, mod_args, q.device, B, H, q.shape[2], k.shape[2], cfg.block_m, cfg.block_n, keys=keys, group=group,
-                   slots=multiprocessors(shard.device(q), target) * (getattr(cfg, "blocks", 0) or RESIDENT))
+                   slots=multiprocessors(shard.device(q), target) * (cfg.blocks or RESIDENT))
 
 def _run_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, mods:Mods, scale:float|None, mod_args:tuple[Tensor, ...]=()) -> tuple[Tensor, Tensor]:
   B, H, Nq, D = q.shape

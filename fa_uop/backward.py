@@ -6,18 +6,18 @@ import math
 from typing import Callable
 from tinygrad import UOp, dtypes
 from tinygrad.renderer import Estimates
-from tinygrad.uop.ops import AxisType, KernelInfo
+from tinygrad.uop.ops import AxisType
 from fa_uop.config import BwdConfig
 from fa_uop.forward import LOG2E
 from fa_uop.mods import Mods
 from fa_uop.blockmap import kernel_plan, launch
-from fa_uop.target import Target
+from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, col_coords,
-                          lane_rows, lane_cols, load_vec, mma, wgmma_tile, a_operand, rows_at)
+                          lane_rows, lane_cols, load_vec, mma, wgmma_tile, a_operand, rows_at, store_acc)
 
-def _info(name:str, flops:int, nbytes:int) -> KernelInfo:
+def _info(name:str, flops:int, nbytes:int, cfg:BwdConfig) -> BoundedKernel:
   # stated so tinygrad does not derive it symbolically over data-dependent loop bounds (see forward)
-  return KernelInfo(name=name, opts_to_apply=(), estimates=Estimates(ops=flops, mem=nbytes))
+  return BoundedKernel(name=name, opts_to_apply=(), estimates=Estimates(ops=flops, mem=nbytes), min_blocks=cfg.blocks)
 
 def _wgmma(target:Target, cfg:BwdConfig, d:int) -> bool:
   """the block's products by wgmma (Hopper): one 16-row MMA tile per warp, whole warpgroups, the head dim in 64-column swizzle atoms"""
@@ -180,15 +180,13 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   g_done = dones[-1].end(g) if dones else None  # each stage comes after the one before it, so the last one ends the head loop
   dk_acc, dv_acc = (dk_acc.after(g_done), dv_acc.after(g_done)) if g_done is not None else (dk_acc, dv_acc)
 
-  mi, di, e = blk.range(WR // M), blk.range(D // N), blk.range(target.c.nelems)
-  r, col = tile_coords(blk, mi, di, e)
-  at = ((b * Hkv + hk) * Nk + n0 + rows0 + r) * D + col
-  ok = n0 + rows0 + r < Nk
-  stores = [flat(dk).index(at.valid(ok)).store((dk_acc[mi, di, e] * sc).cast(dk.dtype)),
-            flat(dv).index(at.valid(ok)).store(dv_acc[mi, di, e].cast(dv.dtype))]
+  # through K's and V's LDS tiles, free now, in whole 16-byte pieces of rows (the softmax scale applied to dK once, here)
+  dk_acc = dk_acc.after((dk_rows:=rows_view(blk, dk_acc)).store(dk_rows * sc))
+  stage = lambda t: t if g_done is None else t.after(g_done)
+  stores = [store_acc(blk, acc, stage(t), rows0, flat(out), rows_at(kv_base, D), Nk - n0) for acc, t, out in ((dk_acc, k_s, dk), (dv_acc, v_s, dv))]
   flops = 2 * 4 * B * H * Nq * Nk * D // (2 if causal else 1)
-  info = _info(mods.name("fa_bwd_dkdv", D), flops, (2 * B * H * Nq + 4 * B * Hkv * Nk) * D * q.dtype.itemsize)
-  return UOp.group(*stores).end(mi, di, e).end(blk.warp, blk.lane).end(*grid).sink(arg=info).rtag(1)
+  info = _info(mods.name("fa_bwd_dkdv", D), flops, (2 * B * H * Nq + 4 * B * Hkv * Nk) * D * q.dtype.itemsize, cfg)
+  return UOp.group(*stores).end(blk.warp, blk.lane).end(*grid).sink(arg=info).rtag(1)
 
 def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:UOp, target:Target, cfg:BwdConfig, causal:bool=False,
                  scale:float|None=None, mods:Mods|None=None) -> UOp:
@@ -279,9 +277,8 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
     dones.append(kv_step(blk.range(count, AxisType.REDUCE), p0, dq_acc.after(*dones), tix.after(*dones), masked=masked, after=tuple(dones),
                          variant=2 + 2 * len(dones)).barrier())
   dq_acc = dq_acc.after(*dones)
-  mi, di, e = blk.range(WM // M), blk.range(D // N), blk.range(target.c.nelems)
-  r, col = tile_coords(blk, mi, di, e)
-  store = flat(dq).index((q_base + (rows0 + r) * D + col).valid(m0 + rows0 + r < Nq)).store((dq_acc[mi, di, e] * sc).cast(dq.dtype))
+  dq_acc = dq_acc.after((dq_rows:=rows_view(blk, dq_acc)).store(dq_rows * sc))
+  store = store_acc(blk, dq_acc, q_s.after(*dones), rows0, flat(dq), rows_at(q_base, D), Nq - m0)   # through Q's LDS tile (see dK/dV)
   flops = 3 * 2 * B * H * Nq * Nk * D // (2 if causal else 1)
-  info = _info(mods.name("fa_bwd_dq", D), flops, (3 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize)
-  return store.end(mi, di, e).end(blk.warp, blk.lane).end(*grid).sink(arg=info).rtag(1)
+  info = _info(mods.name("fa_bwd_dq", D), flops, (3 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize, cfg)
+  return store.end(blk.warp, blk.lane).end(*grid).sink(arg=info).rtag(1)

@@ -27,11 +27,11 @@ class FwdConfig:
       raise ValueError(f"block_n={self.block_n} must be a multiple of 16 and of the MMA N={N} and K={K}")
     if d % K or d % N: raise ValueError(f"head dim {d} must be a multiple of the MMA K={K} and N={N}")
     if (lds:=self.lds_bytes(target, d)) > target.lds_bytes: raise ValueError(f"{self} needs {lds} bytes of LDS at D={d}, {target.arch} has {target.lds_bytes}")
-    if (n:=getattr(self, "blocks", 0)):
+    if (n:=self.blocks):
       if not target.min_blocks: raise ValueError(f"{self}: blocks per multiprocessor ({n}) are not taken by {target.arch}'s renderer")
       if n < 0 or n * lds > target.lds_bytes: raise ValueError(f"{self}: {n} blocks of {lds} bytes of LDS do not fit {target.arch}'s {target.lds_bytes}")
     return target
-  def __str__(self) -> str: return f"{self.block_m}x{self.block_n}x{self.warps}" + (f"x{self.blocks}" if getattr(self, "blocks", 0) else "")
+  def __str__(self) -> str: return f"{self.block_m}x{self.block_n}x{self.warps}" + (f"x{self.blocks}" if self.blocks else "")
 
 @dataclass(frozen=True)
 class BwdConfig:
@@ -39,11 +39,12 @@ class BwdConfig:
   block_m: int = 64
   block_n: int = 32
   warps: int = 4
+  blocks: int = 0   # blocks per multiprocessor asked of the compiler, as FwdConfig's
   def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
     ds_tiles = 0 if target.mma_device == "CUDA" else 4 * self.block_m * self.block_n  # P and dS through LDS, per KV stage
     return itemsize * (2 * (self.block_m + self.block_n) * d + ds_tiles)
   def check(self, target:Target, d:int) -> Target: return FwdConfig.check(self, target, d)  # type: ignore[arg-type]
-  def __str__(self) -> str: return f"{self.block_m}x{self.block_n}x{self.warps}"
+  def __str__(self) -> str: return FwdConfig.__str__(self)  # type: ignore[arg-type]
 
 def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
   """(dK/dV, dQ) configs: 64 rows over 4 warps and 32 columns fit 48 KB of LDS up to D=128 in both"""

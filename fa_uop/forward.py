@@ -11,7 +11,7 @@ from fa_uop.config import FwdConfig
 from fa_uop.mods import Mods, TilePlan
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
-from fa_uop.tiles import (Block, Smem, flat, smem, store_tile, acc_to_lds, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords,
+from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords,
                           mma, wgmma_tile, a_operand, lane_reduce, rows_at)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
@@ -145,10 +145,7 @@ def store_rows(blk:Block, cfg:FwdConfig, acc:UOp, row_max:UOp, row_sum:UOp, stag
   nrows = a_rows.shape[0]
   inv = row_sum.eq(0).where(0.0, 1 / row_sum)
   acc = acc.after(a_rows.store(a_rows * inv.reshape(nrows, 1).expand(a_rows.shape)))
-  if o.dtype.itemsize == 2:
-    # unrolled: at the END of a loop of LDS stores tinygrad puts a barrier that lists the LDS loads the stored values came from, Q's
-    # in the KV loop where Q is read there, which the emulator never made where that stage of the loop ran no time
-    stores = [store_tile(blk, wait_tile(blk, acc_to_lds(blk, acc, stage, blk.warp * WM, o.dtype, unrolled=True)), flat(o), o_row, nq)]
+  if o.dtype.itemsize == 2: stores = [store_acc(blk, acc, stage, blk.warp * WM, flat(o), o_row, nq)]
   else:
     mi, di, e = blk.range(WM // M), blk.range(D // N), blk.range(blk.target.c.nelems)
     r, col = tile_coords(blk, mi, di, e)

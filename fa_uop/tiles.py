@@ -229,6 +229,13 @@ def acc_to_lds(blk:Block, t:UOp, s:Smem, rows0:UOp, dtype:DType, unrolled:bool=F
   r, c = tile_coords(blk, i, j, e)
   return s.after(s.at(rows0 + r, c).store(t[i, j, e].cast(dtype)).end(i, j, e))
 
+def store_acc(blk:Block, t:UOp, s:Smem, rows0:UOp, dst:UOp, row:Callable[[UOp], UOp], rows_valid:UOp|int) -> UOp:
+  """store the C-fragment register tile t (each warp's rows from rows0) to a flat 16-bit global buffer (row r of the block at element
+  row(r), the first rows_valid rows) through the free LDS tile s: whole 16-byte pieces of rows leave, where C fragments would store a few
+  bytes per row each. Unrolled: at the END of a loop of LDS stores tinygrad puts a barrier that lists the LDS loads the stored values
+  came from, a KV loop's, which the emulator never made where that stage of the loop ran no time"""
+  return store_tile(blk, wait_tile(blk, acc_to_lds(blk, t, s, rows0, dst.dtype, unrolled=True)), dst, row, rows_valid)
+
 # *** MMA over tiles ***
 
 # K-steps per trip of an MMA loop whose A fragments are read from LDS, unrolled in the graph: nvcc leaves a loop of one K-step rolled
