@@ -87,6 +87,9 @@ def test_blocks_per_sm_only_where_the_renderer_takes_them():
   for t, msg in ((SM80, "not taken by sm_80"), (RDNA3, "not taken by gfx1100")):
     with pytest.raises(ValueError, match=msg): three.check(t, 64)
   with pytest.raises(ValueError, match="do not fit"): FwdConfig(128, 128, 8, 3).check(SM90A, 128)
+  from fa_uop import BwdConfig
+  BwdConfig(64, 32, 4, 2).check(SM90A, 128)
+  with pytest.raises(ValueError, match="not taken by sm_80"): BwdConfig(64, 32, 4, 2).check(SM80, 128)
   with Context(DEV="PYTHON::sm_80"):
     q = Tensor.empty(1, 1, 64, 64, dtype=dtypes.half)
     with pytest.raises(ValueError, match="not taken"): flash_attention(q, q, q, config=three)
