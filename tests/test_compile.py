@@ -76,13 +76,13 @@ def test_hazard_check_finds_a_missing_barrier(monkeypatch):
   monkeypatch.setattr(UOp, "barrier", lambda self, *src: self)
   assert lds_hazards(linear(fwd_sink(SM80, 64, True), "sm_90")) != []
 
-def bwd_sinks(target, D, causal, dtype=dtypes.half, Nq=1000, Nk=900, H=4, Hkv=2):
-  """the dK/dV and dQ kernels on a GQA shape with tails"""
+def bwd_sinks(target, D, causal, dtype=dtypes.half, Nq=1000, Nk=900, H=4, Hkv=2, cfgs=None):
+  """the dK/dV and dQ kernels on a GQA shape with tails (at cfgs, else the default configs)"""
   q, do, dq = [((2, H, Nq, D), dtype)] * 3
   kv = ((2, Hkv, Nk, D), dtype)
   rows = ((2, H, Nq), dtypes.float)
   ps = lambda shapes: [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)]
-  c_kv, c_q = default_bwd_configs(target, D)
+  c_kv, c_q = cfgs or default_bwd_configs(target, D)
   return (flash_bwd_dkdv(*ps([q, kv, kv, do, rows, rows, kv, kv]), target=target, cfg=c_kv, causal=causal),
           flash_bwd_dq(*ps([q, kv, kv, do, rows, rows, dq]), target=target, cfg=c_q, causal=causal))
 

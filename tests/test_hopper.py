@@ -146,8 +146,12 @@ def test_backward_builds_for_sm_90a():
   """the backward as the H100 gets it: nvcc builds both kernels for sm_90a with every product by wgmma (dK/dV: Sᵀ and dPᵀ from LDS,
   n = the query tile; dV and dK with Pᵀ and dSᵀ from registers, n = D; dQ likewise), no mma.sync, and no LDS race"""
   from test_compile import bwd_sinks
+  from fa_uop import BwdConfig
   for sink, n in zip(bwd_sinks(SM90A, 128, True), (32, 32)):
     ptx = compile_source(render(sink, "sm_90a"), "sm_90a")
     for shape in (f"m64n{n}k16", "m64n128k16"): assert f"wgmma.mma_async.sync.aligned.{shape}.f32.f16.f16" in ptx, shape
-    assert "mma.sync" not in ptx and "fence.proxy.async.shared::cta" in ptx
+    assert "mma.sync" not in ptx and "fence.proxy.async.shared::cta" in ptx and ".minnctapersm" not in ptx
     assert lds_hazards(linear(sink, "sm_90a")) == []
+  # a config's blocks per SM reach the backward's PTX too
+  ptx = compile_source(render(bwd_sinks(SM90A, 128, True, cfgs=(BwdConfig(64, 32, 4, 2),) * 2)[1], "sm_90a"), "sm_90a")
+  assert ".minnctapersm 2" in ptx
