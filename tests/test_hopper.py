@@ -132,23 +132,26 @@ def test_forward_on_hopper(cfg):
   ref_o, ref_lse = attention_ref(qn, kn, vn, True)
   assert_close(outs[3].float().numpy().astype(np.float64), outs[4].numpy().astype(np.float64), ref_o, ref_lse, dtypes.half)
 
-@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
-def test_backward_twin(rng, causal):
+@pytest.mark.parametrize("causal,cfg", [(False, (64, 32, 4)), (True, (64, 32, 4)), (True, (64, 64, 4))], ids=str)
+def test_backward_twin(rng, causal, cfg):
   """the backward as built for SM90A (its products by wgmma_tile, the tiles in swizzle atoms), its twin on the emulated sm_80: GQA,
-  tails on both sides, 64-row blocks of one warpgroup"""
+  tails on both sides, 64-row blocks of one warpgroup, 32 and 64 (the H100's default) columns a step"""
   from tinygrad import Context
   from fa_uop import BwdConfig
   from test_backward import check_kernels
-  with Context(DEV="PYTHON::sm_80"): check_kernels(rng, causal, SM90A.portable(), BwdConfig(64, 32, 4), 1, 2, 1, 70, 90, 64)
+  with Context(DEV="PYTHON::sm_80"): check_kernels(rng, causal, SM90A.portable(), BwdConfig(*cfg), 1, 2, 1, 70, 90, 64)
 
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
 def test_backward_builds_for_sm_90a():
-  """the backward as the H100 gets it: nvcc builds both kernels for sm_90a with every product by wgmma (dK/dV: Sᵀ and dPᵀ from LDS,
-  n = the query tile; dV and dK with Pᵀ and dSᵀ from registers, n = D; dQ likewise), no mma.sync, and no LDS race"""
+  """the backward as the H100 gets it (64x64x4 at D=128, 64 KB of LDS: dynamic shared memory): nvcc builds both kernels for sm_90a
+  with every product by wgmma (dK/dV: Sᵀ and dPᵀ from LDS, n = the query tile; dV and dK with Pᵀ and dSᵀ from registers, n = D; dQ
+  likewise), no mma.sync, and no LDS race"""
   from test_compile import bwd_sinks
   from fa_uop import BwdConfig
-  for sink, n in zip(bwd_sinks(SM90A, 128, True), (32, 32)):
+  from fa_uop.target import DSMEM_MARK
+  for sink, n in zip(bwd_sinks(SM90A, 128, True), (64, 64)):
     ptx = compile_source(render(sink, "sm_90a"), "sm_90a")
+    assert ".extern .shared .align 1024 .b8 fa_dsmem[];" in ptx and f"{DSMEM_MARK} 65536" in ptx
     for shape in (f"m64n{n}k16", "m64n128k16"): assert f"wgmma.mma_async.sync.aligned.{shape}.f32.f16.f16" in ptx, shape
     assert "mma.sync" not in ptx and "fence.proxy.async.shared::cta" in ptx and ".minnctapersm" not in ptx
     assert lds_hazards(linear(sink, "sm_90a")) == []
