@@ -4,7 +4,7 @@ import functools, math
 from typing import Callable
 from tinygrad import Tensor, UOp, dtypes
 from fa_uop import tune, shard
-from fa_uop.backward import flash_bwd_dkdv, flash_bwd_dq
+from fa_uop.backward import flash_bwd_delta, flash_bwd_dkdv, flash_bwd_dq
 from fa_uop.config import BwdConfig, FwdConfig, default_bwd_configs, default_decode_config, decode_splits
 from fa_uop.decode import flash_decode, flash_combine, flash_kv_write
 from fa_uop.forward import flash_fwd
@@ -82,6 +82,9 @@ def _fwd_builder(target:Target, cfg:FwdConfig, mods:Mods, scale:float|None):
   return functools.cache(lambda *ps: flash_fwd(*ps, target=target, cfg=cfg, scale=scale, mods=mods))
 
 @functools.cache
+def _delta_builder(target:Target): return functools.cache(lambda *ps: flash_bwd_delta(*ps, target=target))
+
+@functools.cache
 def _bwd_builders(target:Target, dkdv:BwdConfig, dq:BwdConfig, mods:Mods, scale:float|None):
   return (functools.cache(lambda *ps: flash_bwd_dkdv(*ps, target=target, cfg=dkdv, scale=scale, mods=mods)),
           functools.cache(lambda *ps: flash_bwd_dq(*ps, target=target, cfg=dq, scale=scale, mods=mods)))
@@ -111,10 +114,11 @@ def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, 
     raise TypeError(f"configs must be a pair of BwdConfig (dK/dV, dQ), got {configs!r}")
   cfg_dkdv, cfg_dq = configs or default_bwd_configs(target, D)
   for c in (cfg_dkdv, cfg_dq): c.check(target, q.shape[3])
-  delta = (do.float() * o.float()).sum(-1)
-  if dlse is not None: delta = delta - dlse.float()
+  do = do.cast(q.dtype).contiguous()
+  delta = Tensor.custom_kernel(o.cast(q.dtype).contiguous(), do, shard.empty(lse, (B, H, Nq), dtypes.float32),
+                               *(() if dlse is None else (dlse.float().contiguous(),)), fxn=_delta_builder(target))[2]
   f_dkdv, f_dq = _bwd_builders(target, cfg_dkdv, cfg_dq, mods, scale)
-  ins = (q.contiguous(), k.contiguous(), v.contiguous(), do.cast(q.dtype).contiguous(), lse.float().contiguous(), delta.contiguous())
+  ins = (q.contiguous(), k.contiguous(), v.contiguous(), do, lse.float().contiguous(), delta)
   args = tuple(t.contiguous() for t in mod_args)
   maps = ((), ()) if mods.mask_mod is None else \
     (_block_map(target, mods, mod_args, q, k, cfg_dkdv, keys=False, group=H // k.shape[1]), _block_map(target, mods, mod_args, q, k, cfg_dq))

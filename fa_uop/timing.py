@@ -1,6 +1,6 @@
 """Device-side timing of tinygrad work, for the bench and the tuner."""
 from __future__ import annotations
-import contextlib, io, statistics, time
+import contextlib, io, re, statistics, time
 from typing import Callable
 from tinygrad import Device, Context, GlobalCounters, Tensor
 
@@ -29,6 +29,21 @@ def gpu_time(fn:Callable[[], object], cnt:int, device:str|None=None, flush:bool=
       walls.append(time.perf_counter() - st)
     times.append(GlobalCounters.time_sum_s)
   return statistics.median(times), sum(walls) / len(walls)
+
+def kernel_times(fn:Callable[[], object], cnt:int, device:str|None=None) -> dict[str, float]:
+  """the median device time of each kernel fn runs (by name, summed where one runs more than once a call) over cnt calls: what a
+  call's time splits into, from the lines tinygrad prints at DEBUG=2"""
+  dev, runs = device or Device.DEFAULT, []
+  for _ in range(cnt):
+    Device[dev].synchronize()
+    with Context(DEBUG=2), contextlib.redirect_stdout(out:=io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+      fn()
+      Device[dev].synchronize()
+    times: dict[str, float] = {}
+    for name, t, unit in re.findall(r"\*\*\* \S+\s+\d+ (\S+).*? tm\s+([\d.]+)(us|ms|s)/", re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue())):
+      times[name] = times.get(name, 0.0) + float(t) * {"us": 1e-6, "ms": 1e-3, "s": 1.0}[unit]
+    runs.append(times)
+  return {k: statistics.median(r.get(k, 0.0) for r in runs) for k in runs[0]}
 
 def wall_time(fn:Callable[[], object], cnt:int, devices:tuple[str, ...]) -> tuple[float, float]:
   """(median, mean) wall time of a call with all of devices synchronized before and after: for work spread over several devices,

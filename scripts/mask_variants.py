@@ -9,7 +9,7 @@ sys.path.insert(0, os.getcwd())
 import numpy as np
 from tinygrad import Tensor, UOp, dtypes, Device
 from fa_uop import flash_attention, flash_attention_backward, FwdConfig, BwdConfig
-from fa_uop.timing import gpu_time
+from fa_uop.timing import gpu_time, kernel_times
 import bench
 N, H, D = int(os.environ.get("N", 16384)), int(os.environ.get("H", 16)), 128   # N and H smaller for a smoke test on the emulator
 q, k, v = [Tensor.randn(1, H, N, D).cast(dtypes.half).contiguous().realize() for _ in range(3)]
@@ -37,7 +37,8 @@ for c in os.environ.get("BWD_CONFIGS" if BWD else "CONFIGS", "64x64x4" if BWD el
       f = lambda: (gs:=flash_attention_backward(qq, kk, vv, o, lse, do, configs=(cfg, cfg), **kw), Tensor.realize(*gs))[0]
     else: f = lambda: flash_attention(qq, kk, vv, config=cfg, **kw).realize()
     f()
-    print(f"{c} {name:45s} {gpu_time(f, 20)[0]*1e3:8.3f} ms")
+    parts = "  ".join(f"{k} {t*1e3:.3f}" for k, t in kernel_times(f, 5).items()) if BWD else ""   # the delta reduction, dK/dV, dQ
+    print(f"{c} {name:45s} {gpu_time(f, 20)[0]*1e3:8.3f} ms  {parts}")
   if BWD: continue
   for nk in [int(x) for x in os.environ.get("NKS", "2048,4096,8192,16384").split(",") if x]:
     kn, vn = k[:, :, :nk].contiguous().realize(), v[:, :, :nk].contiguous().realize()

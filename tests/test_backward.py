@@ -1,7 +1,7 @@
 import functools
 import numpy as np, pytest
 from tinygrad import Tensor, dtypes
-from fa_uop import flash_attention, flash_bwd_dkdv, flash_bwd_dq, target_for, default_bwd_configs, BwdConfig
+from fa_uop import flash_attention, flash_bwd_delta, flash_bwd_dkdv, flash_bwd_dq, target_for, default_bwd_configs, BwdConfig
 from fa_uop.reference import attention_ref, attention_bwd_ref
 from conftest import qkv, slow, slow_on, EMULATED, all_targets
 
@@ -83,3 +83,16 @@ def check_kernels(rng, causal, t, cfg, B, H, Hkv, Nq, Nk, D):
   dq = Tensor.custom_kernel(q, k, v, do, lse, delta, nan(B, H, Nq, D), fxn=functools.partial(flash_bwd_dq, target=t, cfg=cfg, causal=causal))[6]
   Tensor.realize(dq, dk, dv)
   assert_grads((dq, dk, dv), attention_bwd_ref(qn, kn, vn, do_n, causal), dtypes.half, f"(seed {seed})")
+
+@pytest.mark.parametrize("H,Nq,D,dlse", [(2, 37, 128, False), (1, 64, 16, True), (3, 50, 48, True)])
+@all_targets(keep=lambda p: p["Nq"] == 37)
+def test_delta_kernel(emu, rng, H, Nq, D, dlse):
+  """delta = rowsum(dO ∘ O) − dlse, the output poisoned: rows past the last block's (74 and 150 of 64 a block) and a whole block,
+  the head dims' 16-byte pieces from 2 to 16 a row"""
+  r, seed = rng
+  o, do = (Tensor(r.standard_normal((1, H, Nq, D)).astype(np.float32), device="PYTHON").cast(dtypes.half).contiguous().realize() for _ in range(2))
+  dl = Tensor(r.standard_normal((1, H, Nq)).astype(np.float32), device="PYTHON").contiguous().realize()
+  out = Tensor.full((1, H, Nq), float("nan"), dtype=dtypes.float32, device="PYTHON").contiguous().realize()
+  got = Tensor.custom_kernel(o, do, out, *((dl,) if dlse else ()), fxn=functools.partial(flash_bwd_delta, target=target_for("PYTHON")))[2].numpy()
+  ref = (o.float().numpy().astype(np.float64) * do.float().numpy().astype(np.float64)).sum(-1) - (dl.numpy() if dlse else 0)
+  np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-4 * np.sqrt(D), err_msg=f"(seed {seed})")

@@ -2,7 +2,7 @@
 import math, re, shutil, functools
 import pytest
 from tinygrad import UOp, dtypes
-from fa_uop import SM80, RDNA3, RDNA4, CDNA3, CDNA4, flash_fwd, flash_bwd_dkdv, flash_bwd_dq, default_fwd_config, default_bwd_configs, FwdConfig
+from fa_uop import SM80, RDNA3, RDNA4, CDNA3, CDNA4, flash_fwd, flash_bwd_delta, flash_bwd_dkdv, flash_bwd_dq, default_fwd_config, default_bwd_configs, FwdConfig
 from fa_uop.config import candidates
 from conftest import slow
 from fa_uop.compile import linear, render, compile_source, lds_hazards, renderer, amd_clang, resources
@@ -146,6 +146,17 @@ def test_decode_kernels(arch, case):
   if arch == "sm_90": assert "ldmatrix" in out and "cp.async" in out
   assert lds_hazards(linear(sinks[0], arch)) == []
   for sink in sinks[1:]: compile_source(render(sink, arch), arch)
+
+@pytest.mark.parametrize("arch", list(TARGETS))
+def test_delta_kernel_builds(arch):
+  """the backward's delta kernel builds on every target, copies O and dO with the target's async copies where it has them, keeps
+  its products in registers (no scratch) and has no LDS race"""
+  if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
+  ps = [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate((((2, 3, 1000, 128), dtypes.half),) * 2 + (((2, 3, 1000), dtypes.float),) * 2)]
+  sink = flash_bwd_delta(*ps, target=TARGETS[arch])
+  out = compile_source(render(sink, arch), arch)
+  assert ("cp.async.cg.shared.global" in out and ".local" not in out) if arch == "sm_90" else not resources(out)["scratch"]
+  assert lds_hazards(linear(sink, arch)) == []
 
 def masked_sinks(target, D=64, N=320, H=4, Hkv=2):
   """the forward and both backward kernels with a causal window, softcap, an ALiBi score_mod reading a slopes buffer and a
