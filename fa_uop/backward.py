@@ -42,33 +42,37 @@ def _scores(blk:Block, s:UOp, sc:float, pos:Callable[[UOp, UOp], tuple[UOp, UOp]
   done = UOp.group(*stores).end(mi, ni, e)
   return s.after(done), None if ds is None else ds.after(done)
 
-# rows of delta per block of its kernel, one a thread (O's and dO's tiles: 32 KB of LDS at D=128)
-DELTA_ROWS = 64
+# threads per block of the delta kernel
+DELTA_THREADS = 256
 
 def flash_bwd_delta(o:UOp, do:UOp, delta:UOp, *dlse:UOp, target:Target) -> UOp:
   """delta = rowsum(dO ∘ O) (less dlse, the gradient of the logsumexp, where given), float32 (B, H, Nq) from o and do (B, H, Nq, D):
-  a block copies DELTA_ROWS rows of both to LDS in 16-byte pieces, then each thread sums one row. tinygrad's own reduction of the
-  same took 0.26 ms on the H100 at 16k x 16 heads x 128 (six times what reading O and dO costs), 8% of the document mask's backward
-  (docs/perf.md, 2026-11-25)"""
+  each thread multiplies one 16-byte piece of a row of each (a warp reads whole rows, in order), the pieces' sums meet in LDS and one
+  thread a row adds them. tinygrad's own reduction of the same took 0.26 ms on the H100 at 16k x 16 heads x 128 (six times what
+  reading O and dO costs), 8% of the document mask's backward (docs/perf.md, 2026-11-25)"""
   B, H, Nq, D = o.shape
   n = B * H * Nq
-  blk = Block(target, DELTA_ROWS // target.warp)   # 2 warps of 32, or one wave of 64 (CDNA)
-  g = UOp.range(math.ceil(n / DELTA_ROWS), 0, AxisType.GLOBAL)
-  r0 = g * DELTA_ROWS
-  o_s, do_s = smem(blk, DELTA_ROWS, D, o.dtype), smem(blk, DELTA_ROWS, D, do.dtype)
-  copies = (copy_tile(blk, o_s, flat(o), rows_at(r0 * D, D), n - r0 if n % DELTA_ROWS else None),
-            copy_tile(blk, do_s, flat(do), rows_at(r0 * D, D), n - r0 if n % DELTA_ROWS else None, variant=1))
-  o_s, do_s = wait_tile(blk, o_s, *copies), wait_tile(blk, do_s, *copies)
-  r = blk.tid
-  prod = blk.reg((D,))
-  j, v = blk.range(D // 8, AxisType.UPCAST), blk.range(8, AxisType.UPCAST)
-  prod = prod.after(prod[j * 8 + v].store(o_s.at(r, j * 8 + v).cast(dtypes.float) * do_s.at(r, j * 8 + v).cast(dtypes.float)).end(j, v))
-  val = sum((prod[c] for c in range(1, D)), prod[0])
-  row = r0 + r
-  at = row.valid(row < n) if n % DELTA_ROWS else row
-  if dlse: val = val - flat(dlse[0]).index(at)
+  C = 1 << (D // 8 - 1).bit_length()   # threads a row: its 16-byte pieces, to a power of two (those past D add nothing)
+  R = DELTA_THREADS // C               # rows a block
+  blk = Block(target, DELTA_THREADS // target.warp)
+  g = UOp.range(math.ceil(n / R), 0, AxisType.GLOBAL)
+  r, c = blk.tid // C, blk.tid % C
+  row = g * R + r
+  ok = (row < n if n % R else None, c < D // 8 if C > D // 8 else None)
+  ok = ok[0] & ok[1] if None not in ok else ok[0] if ok[0] is not None else ok[1]
+  part = blk.reg((8,))
+  v = blk.range(8, AxisType.UPCAST)
+  at = row * D + c * 8 + v
+  ld = lambda t: flat(t).index(at if ok is None else at.valid(ok)).cast(dtypes.float)   # a masked load reads 0
+  part = part.after(part[v].store(ld(o) * ld(do)).end(v))
+  sums = blk.lds((R, C), dtypes.float)
+  sums = sums.after(sums[r, c].store(sum((part[x] for x in range(1, 8)), part[0])).barrier())
+  total = sum((sums[blk.tid % R, x] for x in range(1, C)), sums[blk.tid % R, 0])   # every thread reads a row, the first R store it
+  out = g * R + blk.tid
+  keep = blk.tid < R if n % R == 0 else (blk.tid < R) & (out < n)
+  if dlse: total = total - flat(dlse[0]).index(out.valid(keep))
   info = _info(f"fa_bwd_delta_d{D}", 2 * n * D, 2 * n * D * o.dtype.itemsize + 4 * n * (2 if dlse else 1), BwdConfig())
-  return flat(delta).index(at).store(val).end(blk.warp, blk.lane).end(g).sink(arg=info).rtag(1)
+  return flat(delta).index(out.valid(keep)).store(total).end(blk.warp, blk.lane).end(g).sink(arg=info).rtag(1)
 
 def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:UOp, *args:UOp, target:Target, cfg:BwdConfig, causal:bool=False,
                    scale:float|None=None, mods:Mods|None=None) -> UOp:
