@@ -43,7 +43,7 @@ def _access(u:UOp) -> str|None:
     if "cp.async.cg" in u.arg: return "g" if "cp.async.commit_group" in u.arg else "a"
     if "cp.async.commit_group" in u.arg: return "C"
     if "cp.async.wait_group" in u.arg: return "W"
-    if "ldmatrix" in u.arg or "wgmma.mma_async" in u.arg: return "r"
+    if "ldmatrix" in u.arg or "wgmma.mma_async" in u.arg or "ld.shared" in u.arg: return "r"
   return None
 
 def lds_hazards(lst:list[UOp]) -> list[str]:

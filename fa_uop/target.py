@@ -61,6 +61,7 @@ class Target:
   shuffle: Callable[[UOp, int, UOp], UOp]|None = None   # read a float from lane ^ offset; twin: exchange through LDS
   copy16: Callable[[UOp, UOp, UOp|None, UOp|None], UOp]|None = None  # async 16-byte global->LDS copy (zeros where not ok), if active
   copy_wait: Callable[[UOp, bool], UOp]|None = None      # wait for every async copy group (before a barrier); True: wgmma reads next
+  store16: Callable[[UOp, UOp, UOp|None], UOp]|None = None  # 16 bytes from LDS to global, if ok; twin: tinygrad's loads and stores
   ldsm: Callable[[UOp, bool, str, DType], list[UOp]]|None = None  # four 8x8 16-bit matrices from LDS; twin: element loads
   # per operand: (row, col) in the tile whose address lane gives; not part of the hash (a dict), ldsm already tells the paths apart
   ldsm_addr: dict[str, Callable[[UOp], tuple[UOp, UOp]]]|None = field(default=None, hash=False, compare=False)
@@ -72,7 +73,7 @@ class Target:
   # the same GPU with a narrower MMA K, for head dims and tiles the wide one does not divide (CDNA4's 16x16x16 beside its 16x16x32)
   narrow: Target|None = None
   def portable(self) -> Target:
-    return replace(self, shuffle=None, copy16=None, copy_wait=None, ldsm=None, ldsm_addr=None, wgmma=None, narrow=self.narrow and self.narrow.portable())
+    return replace(self, shuffle=None, copy16=None, copy_wait=None, store16=None, ldsm=None, ldsm_addr=None, wgmma=None, narrow=self.narrow and self.narrow.portable())
   def narrowed(self, *extents:int) -> Target:
     """the description a kernel is built with whose MMAs run over these K extents (the head dim, a tile's keys or queries): this one,
     or its narrow MMA where one of them is no multiple of the K"""
@@ -96,6 +97,13 @@ def _cuda_copy16(dst:UOp, src:UOp, ok:UOp|None, active:UOp|None) -> UOp:
          '"r"((unsigned)__cvta_generic_to_shared({0})), "l"({1}), "r"({2}));')
   if active is None: return UOp(Ops.CUSTOM, dtypes.void, (dst, src, nbytes), arg=asm)
   return UOp(Ops.CUSTOM, dtypes.void, (dst, src, nbytes, active), arg="if ({3}) " + asm)
+
+# tinygrad vectorizes 16-bit loads and stores to 8 bytes at most, and bf16 ones not at all (64 scalar stores a thread in a D=128
+# epilogue: bf16 5-7% slower than fp16 on the H100, docs/perf.md 2026-11-25), so a 16-byte piece of an LDS tile leaves in one asm
+def _cuda_store16(lds:UOp, dst:UOp, ok:UOp|None) -> UOp:
+  asm = ('asm volatile("{{ .reg .b32 a, b, c, d;\\nld.shared.v4.b32 {{a, b, c, d}}, [%0];\\nst.global.v4.b32 [%1], {{a, b, c, d}}; }}" :: '
+         '"r"((unsigned)__cvta_generic_to_shared({0})), "l"({1}) : "memory");')
+  return UOp(Ops.CUSTOM, dtypes.void, (lds, dst), arg=asm) if ok is None else UOp(Ops.CUSTOM, dtypes.void, (lds, dst, ok), arg="if ({2}) " + asm)
 
 # the wait takes an anchor: an LDS index whose buffer hangs AFTER the statements it must follow (rendered, never read). Where wgmma
 # reads the tile next (Hopper) a proxy fence follows: the copies wrote through the generic proxy, wgmma reads through the async one
@@ -170,7 +178,7 @@ SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
   b=Frag((8, 2, 4, 2), 1, lanes=(0, 2), elems=(1, 3)),
   c=Frag((2, 8, 4, 2), 2, lanes=(1, 2), elems=(0, 3)),
   lds_bytes=49152, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_cuda_shfl_xor,
-  copy16=_cuda_copy16, copy_wait=_cuda_wait, ldsm=_cuda_ldsm, multiprocessors=108,
+  copy16=_cuda_copy16, copy_wait=_cuda_wait, store16=_cuda_store16, ldsm=_cuda_ldsm, multiprocessors=108,
   # one ldmatrix.x4 per A fragment (16x16), per two B fragments from K rows (2 n8 x k16), per two from V rows with .trans
   ldsm_addr={"a": lambda l: (l % 8 + (l // 8 % 2) * 8, l // 16 * 8), "b": lambda l: (l % 8 + l // 16 * 8, l // 8 % 2 * 8),
              "bt": lambda l: (l % 8 + (l // 8 % 2) * 8, l // 16 * 8)})

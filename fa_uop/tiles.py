@@ -2,7 +2,7 @@
 row max/sum across lanes. Everything here reads the hardware off the Target: its fragment layouts, and where it has them its fast
 paths (async copies, ldmatrix, shuffles), each with a portable twin the emulator runs. Kernels never spell out lane arithmetic."""
 from __future__ import annotations
-import itertools, math
+import functools, itertools, math
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator
 from tinygrad import UOp, dtypes
@@ -107,6 +107,14 @@ def store_tile(blk:Block, src:Smem, dst:UOp, row:Callable[[UOp], UOp], rows_vali
   rows from rows_valid on not at all. Whole rows leave in 16-byte pieces, where C fragments would store a few bytes per row each.
   Each row(r) is a multiple of 8 elements (16 bytes), as the rows of a (..., D) tensor are: said so to tinygrad, which vectorizes."""
   chunks = src.rows * src.cols // 8
+  if (st:=blk.target.store16) is not None:   # the target's 16-byte store; looped, at least twice, as copy_tile's fast copy
+    steps = -(-chunks // blk.threads)
+    it = blk.range(max(steps, 2))
+    chunk = it * blk.threads + blk.tid
+    r, c = chunk // (src.cols // 8), chunk % (src.cols // 8) * 8
+    ok = [x for x in (chunk < chunks if chunks % blk.threads or steps < 2 else None,
+                      r < rows_valid if not isinstance(rows_valid, int) or rows_valid < src.rows else None) if x is not None]
+    return st(src.at(r, c), dst.index((row(r) + c) // 8 * 8), functools.reduce(lambda x, y: x & y, ok) if ok else None).end(it)
   it, v = blk.range(-(-chunks // blk.threads), AxisType.UPCAST), blk.range(8, AxisType.UPCAST)
   chunk = it * blk.threads + blk.tid
   r, c = chunk // (src.cols // 8), chunk % (src.cols // 8) * 8
