@@ -13,7 +13,7 @@ from fa_uop.mods import Mods
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, col_coords,
-                          lane_rows, lane_cols, load_vec, mma, wgmma_tile, a_operand, rows_at, store_acc)
+                          lane_rows, lane_cols, load_vec, mma, wgmma_tile, a_operand, rows_at, store_acc, all_of)
 
 def _info(name:str, flops:int, nbytes:int, cfg:BwdConfig) -> BoundedKernel:
   # stated so tinygrad does not derive it symbolically over data-dependent loop bounds (see forward)
@@ -58,8 +58,7 @@ def flash_bwd_delta(o:UOp, do:UOp, delta:UOp, *dlse:UOp, target:Target) -> UOp:
   g = UOp.range(math.ceil(n / R), 0, AxisType.GLOBAL)
   r, c = blk.tid // C, blk.tid % C
   row = g * R + r
-  ok = (row < n if n % R else None, c < D // 8 if C > D // 8 else None)
-  ok = ok[0] & ok[1] if None not in ok else ok[0] if ok[0] is not None else ok[1]
+  ok = all_of(row < n if n % R else None, c < D // 8 if C > D // 8 else None)
   part = blk.reg((8,))
   v = blk.range(8, AxisType.UPCAST)
   at = row * D + c * 8 + v

@@ -78,23 +78,33 @@ def copy_tile(blk:Block, dst:Smem, src:UOp, row:Callable[[UOp], UOp], rows_valid
   assert dst.rows % run == 0, f"runs of {run} rows do not tile {dst.rows} rows"
   return UOp.group(*[_copy_rows(blk, dst, src, j * run, run, row(j * run), rows_valid, variant) for j in range(dst.rows // run)])
 
+def all_of(*conds:UOp|None) -> UOp|None:
+  """the conjunction of the conditions that are given (None: no condition)"""
+  given = [x for x in conds if x is not None]
+  return functools.reduce(lambda x, y: x & y, given) if given else None
+
+def _pieces(blk:Block, rows:int, cols:int, asm:bool, variant:int=0) -> tuple[UOp, UOp, UOp, UOp|None]:
+  """The walk over a rows x cols tile's 16-byte pieces, blk.threads at a time: its range, this thread's piece's row and column, and
+  whether the piece is in the tile (None: always). An inline asm statement (asm) cannot be vectorized, so its walk loops, at least
+  twice: a statement survives as a dependency only at the END of a loop, and tinygrad removes a one-trip loop; the extra trip is
+  switched off. variant walks the threads in another order."""
+  chunks = rows * cols // 8
+  steps = -(-chunks // blk.threads)
+  it = blk.range(max(steps, 2) if asm else steps, AxisType.LOOP if asm else AxisType.UPCAST)
+  chunk = it * blk.threads + (blk.tid ^ variant)
+  return it, chunk // (cols // 8), chunk % (cols // 8) * 8, chunk < chunks if chunks % blk.threads or (asm and steps < 2) else None
+
 def _copy_rows(blk:Block, dst:Smem, src:UOp, r0:int, nrows:int, base:UOp, rows_valid:UOp|int|None, variant:int) -> UOp:
   """copy_tile's rows r0..r0+nrows-1 of dst, stored densely from element base on"""
-  chunks = nrows * dst.cols // 8
-  fast, steps = blk.target.copy16 is not None, -(-chunks // blk.threads)
-  # An inline asm statement cannot be vectorized, so the fast copy loops. It loops at least twice: a statement survives as a
-  # dependency only at the END of a loop, and tinygrad removes a one-trip loop; the extra trip is switched off.
-  it = blk.range(max(steps, 2) if fast else steps, AxisType.LOOP if fast else AxisType.UPCAST)
-  chunk = it * blk.threads + (blk.tid ^ variant)
-  active = chunk < chunks if chunks % blk.threads or (fast and steps < 2) else None
-  rr, c = chunk // (dst.cols // 8), chunk % (dst.cols // 8) * 8
+  fast = blk.target.copy16 is not None
+  it, rr, c, active = _pieces(blk, nrows, dst.cols, fast, variant)
   r = r0 + rr
   ok = None if rows_valid is None or (isinstance(rows_valid, int) and rows_valid >= r0 + nrows) else r < rows_valid
   g = base + rr * dst.cols + c
   if fast: return blk.target.copy16(dst.at(r, c), src.index(g if ok is None else ok.where(g, 0)), ok, active).end(it)
   v = blk.range(8, AxisType.UPCAST)
   if active is None: return dst.at(r, c + v).store(src.index((g + v) if ok is None else (g + v).valid(ok))).end(it, v)
-  return dst.buf.index(dst.index(r, c + v).valid(active)).store(src.index((g + v).valid(active if ok is None else active & ok))).end(it, v)
+  return dst.buf.index(dst.index(r, c + v).valid(active)).store(src.index((g + v).valid(all_of(active, ok)))).end(it, v)
 
 def wait_tile(blk:Block, dst:Smem, *deps:UOp) -> Smem:
   """dst once the copies into it (issued before, in program order, or among deps) are done and visible to the whole block.
@@ -105,21 +115,16 @@ def wait_tile(blk:Block, dst:Smem, *deps:UOp) -> Smem:
 def store_tile(blk:Block, src:Smem, dst:UOp, row:Callable[[UOp], UOp], rows_valid:UOp|int) -> UOp:
   """copy_tile's reverse: store src to a flat global buffer (row r of the tile at element row(r)), 16 bytes per thread and step, its
   rows from rows_valid on not at all. Whole rows leave in 16-byte pieces, where C fragments would store a few bytes per row each.
-  Each row(r) is a multiple of 8 elements (16 bytes), as the rows of a (..., D) tensor are: said so to tinygrad, which vectorizes."""
-  chunks = src.rows * src.cols // 8
-  if (st:=blk.target.store16) is not None:   # the target's 16-byte store; looped, at least twice, as copy_tile's fast copy
-    steps = -(-chunks // blk.threads)
-    it = blk.range(max(steps, 2))
-    chunk = it * blk.threads + blk.tid
-    r, c = chunk // (src.cols // 8), chunk % (src.cols // 8) * 8
-    ok = [x for x in (chunk < chunks if chunks % blk.threads or steps < 2 else None,
-                      r < rows_valid if not isinstance(rows_valid, int) or rows_valid < src.rows else None) if x is not None]
-    return st(src.at(r, c), dst.index((row(r) + c) // 8 * 8), functools.reduce(lambda x, y: x & y, ok) if ok else None).end(it)
-  it, v = blk.range(-(-chunks // blk.threads), AxisType.UPCAST), blk.range(8, AxisType.UPCAST)
-  chunk = it * blk.threads + blk.tid
-  r, c = chunk // (src.cols // 8), chunk % (src.cols // 8) * 8
-  if chunks % blk.threads == 0: return dst.index(((row(r) + c) // 8 * 8 + v).valid(r < rows_valid)).store(src.at(r, c + v)).end(it, v)
-  active = chunk < chunks   # the last step's threads past the tile read and store nothing
+  Each row(r) is a multiple of 8 elements (16 bytes), as the rows of a (..., D) tensor are: said so to tinygrad, which vectorizes
+  (8 bytes at most, bf16 not at all); the target's store16, where it has one, moves each piece in one instruction pair."""
+  fast = blk.target.store16 is not None   # the target's 16-byte store, which tinygrad's vectorizer would not give (bf16: none)
+  it, r, c, active = _pieces(blk, src.rows, src.cols, fast)
+  if fast:
+    ok = all_of(active, r < rows_valid if not isinstance(rows_valid, int) or rows_valid < src.rows else None)
+    return blk.target.store16(src.at(r, c), dst.index((row(r) + c) // 8 * 8), ok).end(it)
+  v = blk.range(8, AxisType.UPCAST)
+  if active is None: return dst.index(((row(r) + c) // 8 * 8 + v).valid(r < rows_valid)).store(src.at(r, c + v)).end(it, v)
+  # the last step's threads past the tile read and store nothing
   return dst.index(((row(r) + c) // 8 * 8 + v).valid(active & (r < rows_valid))).store(src.buf.index(src.index(r, c + v).valid(active))).end(it, v)
 
 # *** fragments of LDS tiles ***
