@@ -202,7 +202,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
       real = p < plan.n_masked if masked and phantom else None
       tile, carry = plan.tile(p), None
       if plan.listed:
-        tile = (tx:=tix.after(*dones, it))[0]
+        tile = plan.carried((tx:=tix.after(*dones, it))[0])
         carry = lambda copies, p=p, tx=tx: tx.after(copies)[0].store(plan.index(p + 1))
       if real is not None: tile = real.where(tile, 0)
     else: tile, real, carry = q_lo + it if masked else n_qt - 1 - it, None, None
@@ -275,7 +275,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   def kv_step(it:UOp, p0:UOp|int, dq_acc:UOp, tix:UOp, masked:bool, after:tuple, variant:int) -> UOp:
     dq_acc, tx = dq_acc.after(it), tix.after(it)
     p = p0 + it
-    nt0 = (tx[0] if plan.listed else plan.tile(p)) * BN
+    nt0 = (plan.carried(tx[0]) if plan.listed else plan.tile(p)) * BN
     ok_rows = Nk - nt0 if masked else None
     kc = copy_tile(blk, k_s.after(it, *after), kg, rows_at(kv_base + nt0 * D, D), ok_rows, variant=variant)
     vc = copy_tile(blk, v_s.after(it, *after), vg, rows_at(kv_base + nt0 * D, D), ok_rows, variant=variant + 1)

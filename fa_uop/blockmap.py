@@ -214,7 +214,7 @@ def map_plan(counts:UOp, idx:UOp, b:UOp, h:UOp, rb:UOp) -> TilePlan:
   clamp = lambda x: min(max(x, 0), nC - 1) if isinstance(x, int) else x.maximum(0).minimum(nC - 1)
   # at most nC - 1 tiles stay unmasked (one is masked, borrowed if need be): so tinygrad knows that with one column tile there is no
   # unmasked stage, whose tile, then a constant, it would load outside the loop that never runs (past a key tail)
-  return TilePlan(part + borrow, (full - borrow).minimum(nC - 1), lambda p: clamp(flat(idx)[row * nC + clamp(p)]), part + full, listed=True)
+  return TilePlan(part + borrow, (full - borrow).minimum(nC - 1), lambda p: clamp(flat(idx)[row * nC + clamp(p)]), part + full, listed=True, last=nC - 1)
 
 def kernel_plan(mods:Mods, args:tuple[UOp, ...], b:UOp, h:UOp, rb:UOp, first:UOp, last:UOp, n:int, T:int, keys:bool=True) -> tuple[tuple[UOp, ...], TilePlan]:
   """a kernel's mod buffers and the tiles of its row block rb (rows at positions first..last over n columns in tiles of T):

@@ -108,6 +108,16 @@ def _with_device_libs(src:str) -> str:
     return f'static inline __attribute__((device, always_inline)) {ret} {name}({arg} x) {{ {_DEVICE_LIBS[name]} }}'
   return re.sub(r'extern "C" __attribute__\(\(device[^)]*\)\) (\w+) (__oc[km]l_\w+)\(([\w ]+)\);', define, src)
 
+def cuda_resources(src:str, arch:str) -> dict[str, int]:
+  """what ptxas says a CUDA kernel uses on arch (nvcc -cubin -Xptxas -v): registers a thread, bytes of spill stores and of stack"""
+  with tempfile.TemporaryDirectory() as d:
+    with open(f"{d}/k.cu", "w") as f: f.write(src)
+    gen = f"-gencode=arch=compute_{arch[3:]},code={arch}"
+    r = subprocess.run([os.environ.get("FA_UOP_NVCC") or "nvcc", gen, "-cubin", "-Xptxas", "-v", "-o", f"{d}/k.cubin", f"{d}/k.cu"],
+                       check=True, capture_output=True, text=True)
+  pats = {"registers": r"Used (\d+) registers", "spill_stores": r"(\d+) bytes spill stores", "stack": r"(\d+) bytes stack frame"}
+  return {k: int(m.group(1)) if (m:=re.search(v, r.stderr)) else 0 for k, v in pats.items()}
+
 def compile_source(src:str, arch:str) -> str:
   """Compile with the real toolchain and return the text to inspect: gfx* with clang -> AMDGPU assembly, sm_* with nvcc -> PTX.
   Raises CalledProcessError with the compiler's messages on failure."""

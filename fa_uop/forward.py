@@ -74,7 +74,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     acc, row_max, row_sum, tx = acc.after(it), row_max.after(it), row_sum.after(it), tix.after(it)  # the carried state, read anew each iteration
     p = p0 + it
     real = p < plan.n_masked if masked and phantom else None
-    n0 = (tx[0] if carry else plan.tile(p)) * BN
+    n0 = (plan.carried(tx[0]) if carry else plan.tile(p)) * BN
     kt = wait_tile(blk, k_s, it, *after)
     vc = copy_tile(blk, v_s.after(kt.buf), vg, tile_rows(n0), (nk - n0 if real is None else real.where(nk - n0, 0)) if masked else None,
                    variant=variant, run=run)
@@ -108,7 +108,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     acc = acc.after(upd)
     # V_p must have landed, and every warp be done reading K_p before K_{p+1} overwrites it
     vt = wait_tile(blk, v_s.after(vc), s_done)
-    kc = copy_tile(blk, k_s.after(vt.buf), kg, tile_rows((tx[1] if carry else plan.tile(p + 1)) * BN), (p + 1 < total).where(BN, 0),
+    kc = copy_tile(blk, k_s.after(vt.buf), kg, tile_rows((plan.carried(tx[1]) if carry else plan.tile(p + 1)) * BN), (p + 1 < total).where(BN, 0),
                    variant=variant + 1, run=run)
     if carry: acc = acc.after(kc, UOp.group((tu:=tix.after(vc, kc))[0].store(tx[1]), tu[1].store(plan.index(p + 2))))
     else: acc = acc.after(kc)

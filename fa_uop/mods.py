@@ -103,9 +103,15 @@ class TilePlan:
   tile: Callable[[UOp|int], UOp|int]
   total: UOp|int      # n_masked + n_free, in a form whose bounds tinygrad can see
   listed: bool = False  # tile(p) reads a block map's list (a load; else it is arithmetic)
+  last: int|None = None   # the largest tile index, where known when the kernel is built
   def index(self, p:UOp|int) -> UOp|int:
     """tile(p) as an int32, for the register a kernel carries it in"""
     return t if isinstance(t:=self.tile(p), int) else t.cast(dtypes.int32)
+  def carried(self, t:UOp) -> UOp:
+    """a tile index read back from the register it was carried in, its bounds told to tinygrad again: it then drops the copies' and
+    the statistics' guards its tiles cannot need, two integer ops for many (the document mask's backward on the H100: -3%,
+    docs/perf.md 2026-11-25)"""
+    return t if self.last is None else t.maximum(0).minimum(self.last)
 
 def _ceil(x:UOp|int, d:int) -> UOp|int: return (x + d - 1) // d
 
@@ -142,7 +148,7 @@ def tile_plan(first:UOp|int, last:UOp|int, n:UOp|int, T:int, left:int|None, righ
   def tile(p:UOp|int) -> UOp|int:
     if isinstance(cl, int) and cl == 0: return t_hi - 1 - p                   # no left edge: right edge and middle are one run
     return _where(p < cr, t_hi - 1 - p, _where(p < cr + cl, u_lo - 1 - (p - cr), u_hi - 1 - (p - cr - cl)))
-  return TilePlan(n_masked, n_free, tile, t_hi - t_lo)
+  return TilePlan(n_masked, n_free, tile, t_hi - t_lo, last=n_tiles - 1 if isinstance(n_tiles, int) else None)
 
 def _min(a:UOp|int, b:UOp|int) -> UOp|int:
   if isinstance(a, int) and isinstance(b, int): return min(a, b)

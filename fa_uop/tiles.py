@@ -99,9 +99,14 @@ def _copy_rows(blk:Block, dst:Smem, src:UOp, r0:int, nrows:int, base:UOp, rows_v
   fast = blk.target.copy16 is not None
   it, rr, c, active = _pieces(blk, nrows, dst.cols, fast, variant)
   r = r0 + rr
-  ok = None if rows_valid is None or (isinstance(rows_valid, int) and rows_valid >= r0 + nrows) else r < rows_valid
+  ok = None if rows_valid is None or (rows_valid if isinstance(rows_valid, int) else rows_valid.vmin) >= r0 + nrows else r < rows_valid
   g = base + rr * dst.cols + c
-  if fast: return blk.target.copy16(dst.at(r, c), src.index(g if ok is None else ok.where(g, 0)), ok, active).end(it)
+  if fast:
+    # the asm's address summed in 64 bits: nvcc then folds each piece's constant offset into the copy instruction, where a 32-bit sum
+    # over a tile base read from a register costs three integer ops a piece (the document mask's backward on the H100: -5%, and dQ
+    # down from 232 to 168 registers; docs/perf.md 2026-11-25)
+    g = base.cast(dtypes.int64) + (rr * dst.cols + c).cast(dtypes.int64) if isinstance(base, UOp) else g
+    return blk.target.copy16(dst.at(r, c), src.index(g if ok is None else ok.where(g, 0)), ok, active).end(it)
   v = blk.range(8, AxisType.UPCAST)
   if active is None: return dst.at(r, c + v).store(src.index((g + v) if ok is None else (g + v).valid(ok))).end(it, v)
   return dst.buf.index(dst.index(r, c + v).valid(active)).store(src.index((g + v).valid(all_of(active, ok)))).end(it, v)

@@ -30,14 +30,15 @@ cases = {"causal": dict(causal=True),
 split = lambda t: t.reshape(H, 4, N // 4, D).permute(1, 0, 2, 3).contiguous().realize()
 BWD = os.environ.get("KERNEL", "fwd") == "bwd"
 for c in os.environ.get("BWD_CONFIGS" if BWD else "CONFIGS", "64x64x4" if BWD else "64x32x4").split(","):
-  cfg = (BwdConfig if BWD else FwdConfig)(*map(int, c.split("x")))
+  # BWD_CONFIGS entries: one config for both backward kernels, or dK/dV's and dQ's joined by '+'
+  cfg = tuple(BwdConfig(*map(int, x.split("x"))) for x in (c.split("+") * 2)[:2]) if BWD else FwdConfig(*map(int, c.split("x")))
   for name, kw in cases.items():
     if "CASES" in os.environ and name not in os.environ["CASES"].split(";"): continue
     qq, kk, vv = (split(t) for t in (q, k, v)) if "sequences" in name else (q, k, v)
     if BWD:
       o, lse = [t.realize() for t in flash_attention(qq, kk, vv, return_lse=True, **kw)]
       do = Tensor.randn(*qq.shape).cast(dtypes.half).contiguous().realize()
-      f = lambda: (gs:=flash_attention_backward(qq, kk, vv, o, lse, do, configs=(cfg, cfg), **kw), Tensor.realize(*gs))[0]
+      f = lambda: (gs:=flash_attention_backward(qq, kk, vv, o, lse, do, configs=cfg, **kw), Tensor.realize(*gs))[0]
     else: f = lambda: flash_attention(qq, kk, vv, config=cfg, **kw).realize()
     f()
     parts = "  ".join(f"{k} {t*1e3:.3f}" for k, t in kernel_times(f, 5).items()) if BWD else ""   # the delta reduction, dK/dV, dQ

@@ -8,7 +8,7 @@ from tinygrad.uop.ops import KernelInfo
 from fa_uop import SM90A
 from fa_uop.target import hopper
 from fa_uop.tiles import Block, smem, copy_tile, wait_tile, acc_tile, wgmma_tile, tile_coords, rows_at, flat
-from fa_uop.compile import render, compile_source, linear, lds_hazards
+from fa_uop.compile import render, compile_source, cuda_resources, linear, lds_hazards
 
 def qk_sink(q, k, s, *, target):
   """one block of 4 warps: s (64, n) float32 = q (64, D) · k (n, D)ᵀ"""
@@ -145,16 +145,37 @@ def test_backward_twin(rng, causal, cfg):
 def test_backward_builds_for_sm_90a():
   """the backward as the H100 gets it (64x64x4 at D=128, 64 KB of LDS: dynamic shared memory): nvcc builds both kernels for sm_90a
   with every product by wgmma (dK/dV: Sᵀ and dPᵀ from LDS, n = the query tile; dV and dK with Pᵀ and dSᵀ from registers, n = D; dQ
-  likewise), no mma.sync, and no LDS race"""
+  likewise), no mma.sync, and no LDS race; dQ asks for 3 blocks an SM, dK/dV for none"""
   from test_compile import bwd_sinks
   from fa_uop import BwdConfig
   from fa_uop.target import DSMEM_MARK
-  for sink, n in zip(bwd_sinks(SM90A, 128, True), (64, 64)):
+  for sink, n, blocks in zip(bwd_sinks(SM90A, 128, True), (64, 64), (0, 3)):
     ptx = compile_source(render(sink, "sm_90a"), "sm_90a")
     assert ".extern .shared .align 1024 .b8 fa_dsmem[];" in ptx and f"{DSMEM_MARK} 65536" in ptx
     for shape in (f"m64n{n}k16", "m64n128k16"): assert f"wgmma.mma_async.sync.aligned.{shape}.f32.f16.f16" in ptx, shape
-    assert "mma.sync" not in ptx and "fence.proxy.async.shared::cta" in ptx and ".minnctapersm" not in ptx
+    assert "mma.sync" not in ptx and "fence.proxy.async.shared::cta" in ptx
+    assert (f".minnctapersm {blocks}" in ptx) if blocks else (".minnctapersm" not in ptx)
     assert lds_hazards(linear(sink, "sm_90a")) == []
   # a config's blocks per SM reach the backward's PTX too
   ptx = compile_source(render(bwd_sinks(SM90A, 128, True, cfgs=(BwdConfig(64, 32, 4, 2),) * 2)[1], "sm_90a"), "sm_90a")
   assert ".minnctapersm 2" in ptx
+
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
+@pytest.mark.parametrize("mask", ["causal", "document"])
+def test_dq_fits_three_blocks(mask):
+  """the H100's dQ (its default config, D=128, N=16384) fits 3 blocks an SM with no spill, causal and with a document mask_mod (tile
+  indices from a block map): 168 registers or fewer. It took 220-244 before its copies' rows guards went where a tile's bounds rule
+  them out and their addresses were summed in 64 bits, and dQ ran 4-14% slower at 2 blocks an SM (docs/perf.md, 2026-11-25)"""
+  from tinygrad import UOp
+  from fa_uop import flash_bwd_dq, default_bwd_configs
+  from fa_uop.mods import Mods
+  H, N, D = 16, 16384, 128
+  cfg = default_bwd_configs(SM90A, D)[1]
+  mods = Mods(causal=True, mask_mod=lambda b, h, qi, kj, d: d[b, qi].eq(d[b, kj]), n_args=1) if mask == "document" else Mods(causal=True)
+  shapes = [((1, H, N, D), dtypes.half)] * 4 + [((1, H, N), dtypes.float)] * 2 + [((1, H, N, D), dtypes.half)]
+  if mask == "document":   # the document ids, then the block map (counts, tile lists) and the schedule
+    nR, nC = N // cfg.block_m, N // cfg.block_n
+    shapes += [((1, N), dtypes.int32), ((1, 1, nR, 2), dtypes.int32), ((1, 1, nR, nC), dtypes.int32), ((H * nR,), dtypes.int32)]
+  sink = flash_bwd_dq(*[UOp.placeholder(sh, dt, i) for i, (sh, dt) in enumerate(shapes)], target=SM90A, cfg=cfg, mods=mods)
+  res = cuda_resources(render(sink, "sm_90a"), "sm_90a")
+  assert cfg.blocks == 3 and res["registers"] <= 65536 // (3 * 128) and res["spill_stores"] == 0 and res["stack"] == 0, res
