@@ -8,7 +8,7 @@ from fa_uop.backward import flash_bwd_delta, flash_bwd_dkdv, flash_bwd_dq
 from fa_uop.config import BwdConfig, FwdConfig, default_bwd_configs, default_decode_config, decode_splits
 from fa_uop.decode import flash_decode, flash_combine, flash_kv_write
 from fa_uop.forward import flash_fwd
-from fa_uop.mods import Mods, stand_ins
+from fa_uop.mods import Mods, stand_ins, args_read, picked
 from fa_uop.blockmap import block_map, RESIDENT
 from fa_uop.target import Target, target_for, multiprocessors
 
@@ -38,8 +38,9 @@ def _check(q, k, v, causal, scale, kn:str="k", vn:str="v", batch:bool=True) -> T
   if len(targets) > 1: raise ValueError(f"q's devices {q.device} are of different kinds: {sorted(t.arch for t in targets)}")
   return targets.pop()
 
-def _mods(q:Tensor, causal:bool, window, softcap, score_mod, mask_mod, mod_args) -> Mods:
-  """the modifications of one call, checked before any kernel is built"""
+def _mods(q:Tensor, causal:bool, window, softcap, score_mod, mask_mod, mod_args) -> tuple[Mods, tuple[Tensor, ...]]:
+  """the modifications of one call, checked before any kernel is built, and the mod_args its kernels get: those the mods read (the
+  mods wrapped to take only those, fa_uop.mods.picked)"""
   if window is not None:
     if not isinstance(window, (tuple, list)) or len(window) != 2:
       raise TypeError(f"window must be a pair (left, right) of ints >= 0 or None, got {window!r}")
@@ -58,7 +59,7 @@ def _mods(q:Tensor, causal:bool, window, softcap, score_mod, mask_mod, mod_args)
   B, H, Nq, _ = q.shape
   # the mods are called once here on stand-ins of the kernel's UOps, to check what they return
   idx, args = stand_ins(B, H, [(t.shape, t.dtype) for t in mod_args])
-  read: set = set()
+  read, bufs = set(), set()
   for name, fn, want, call in (("score_mod", score_mod, "float", lambda: score_mod(UOp.placeholder((1,), dtypes.float, 15)[0], *idx, *args)),
                                ("mask_mod", mask_mod, "bool", lambda: mask_mod(*idx, *args))):
     if fn is None: continue
@@ -68,12 +69,17 @@ def _mods(q:Tensor, causal:bool, window, softcap, score_mod, mask_mod, mod_args)
       hint = " (UOps compare with .eq() and .ne(): == and != compare the objects)" if isinstance(out, bool) else ""
       raise TypeError(f"{name} must return a {want} UOp, got {getattr(out, 'dtype', type(out).__name__)}{hint}")
     read |= {getattr(u.arg, "name", None) for u in out.toposort()}
+    bufs |= set(args_read(out, args))
   # a kernel sees its shard's batch entries and heads from 0: a mod reading the index of the sharded axis would read others' data
   if (ax:=shard.axis(q)) is not None and (n:="bh"[ax]) in read:
     raise ValueError(f"a mod reads {n}, the index of the axis q is sharded over ({shard.AXES[ax]}): each device would see its shard's "
                      f"{shard.AXES[ax]} from 0; shard over the other axis, or not at all")
+  if len(bufs) < len(mod_args):
+    reads, specs = tuple(sorted(bufs)), tuple((t.shape, t.dtype) for t in mod_args)
+    score_mod, mask_mod = (None if f is None else picked(f, n, reads, specs) for f, n in ((score_mod, 5), (mask_mod, 4)))
+    mod_args = tuple(mod_args[i] for i in reads)
   return Mods(causal, tuple(window) if window is not None else (None, None), None if softcap is None else float(softcap), score_mod, mask_mod,
-              len(mod_args))
+              len(mod_args)), tuple(mod_args)
 
 @functools.cache
 def _fwd_builder(target:Target, cfg:FwdConfig, mods:Mods, scale:float|None):
@@ -97,8 +103,8 @@ def flash_attention_backward(q:Tensor, k:Tensor, v:Tensor, o:Tensor, lse:Tensor,
   query heads that share a KV head, with no copies of K or V. delta = rowsum(do ∘ o) − dlse, then the dK/dV and the dQ kernels.
   softcap and score_mod are differentiated by tinygrad's UOp gradient; mod_args get no gradient."""
   target = _check(q, k, v, causal, scale)
-  mods = _mods(q, causal, window, softcap, score_mod, mask_mod, mod_args)
-  return _backward(target, mods, q, k, v, o, lse, do, dlse, scale, configs, tuple(mod_args))
+  mods, mod_args = _mods(q, causal, window, softcap, score_mod, mask_mod, mod_args)
+  return _backward(target, mods, q, k, v, o, lse, do, dlse, scale, configs, mod_args)
 
 def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, lse:Tensor, do:Tensor, dlse:Tensor|None, scale:float|None,
               configs:tuple[BwdConfig, BwdConfig]|None, mod_args:tuple[Tensor, ...]) -> tuple[Tensor, Tensor, Tensor]:
@@ -189,7 +195,7 @@ def flash_attention(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float
 
 def _fwd_plan(q, k, v, causal, scale, config, window, softcap, score_mod, mask_mod, mod_args) -> tuple[Target, Mods, tuple, FwdConfig]:
   target = _check(q, k, v, causal, scale)
-  mods, mod_args = _mods(q, causal, window, softcap, score_mod, mask_mod, mod_args), tuple(mod_args)
+  mods, mod_args = _mods(q, causal, window, softcap, score_mod, mask_mod, mod_args)
   if config is not None: config.check(target, q.shape[3])
   else:
     run = functools.partial(lambda cfg, q_, k_, v_: _run_fwd(cfg, q_, k_, v_, target, mods, scale, mod_args)[0].realize())
@@ -267,7 +273,7 @@ def flash_attention_with_kvcache(q:Tensor, k_cache:Tensor, v_cache:Tensor, cache
   alike (a paged pool over heads only), cache_seqlens and block_table sharded over batch where q is, else whole on each device."""
   paged = block_table is not None
   target = _check(q, k_cache, v_cache, causal, scale, "k_cache", "v_cache", batch=not paged)
-  mods, mod_args = _mods(q, causal, window, softcap, score_mod, mask_mod, mod_args), tuple(mod_args)
+  mods, mod_args = _mods(q, causal, window, softcap, score_mod, mask_mod, mod_args)
   B, H, Nq, D = q.shape
   Hkv, P = k_cache.shape[1], k_cache.shape[2]
   seqlens = _int_tensor("cache_seqlens", cache_seqlens, (B,), q)

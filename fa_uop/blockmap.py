@@ -7,11 +7,12 @@ once for every batch entry and head."""
 from __future__ import annotations
 import math
 from collections import OrderedDict
+from dataclasses import replace
 from tinygrad import Tensor, UOp, dtypes
 from tinygrad.dtype import AddrSpace
 from tinygrad.renderer import Estimates
 from tinygrad.uop.ops import AxisType, KernelInfo
-from fa_uop.mods import Mods, TilePlan, stand_ins
+from fa_uop.mods import Mods, TilePlan, stand_ins, args_read, picked
 from fa_uop.tiles import flat
 
 COLS_PER_BLOCK = 64   # column tiles classified by one block, a thread each
@@ -154,12 +155,13 @@ def schedule(order:UOp, sw:UOp, pre:UOp, pos:UOp, total:UOp, *, slots:int) -> UO
   info = KernelInfo(name="fa_blockmap_schedule", opts_to_apply=(), estimates=Estimates(ops=n * BH * nR.bit_length(), mem=n * 4))
   return flat(order).index(st[1].cast(dtypes.int32)).store(i).end(*ends).sink(arg=info).rtag(1)
 
-def reads(mods:Mods, mod_args:tuple[Tensor, ...], B:int, H:int) -> tuple[bool, bool]:
-  """whether the masks read the batch index and the head index (else their map is the same for every batch entry or head)"""
+def reads(mods:Mods, mod_args:tuple[Tensor, ...], B:int, H:int) -> tuple[bool, bool, tuple[int, ...]]:
+  """whether the masks read the batch index and the head index (else their map is the same for every batch entry or head), and
+  which of mod_args they read"""
   idx, args = stand_ins(B, H, [(t.shape, t.dtype) for t in mod_args])
   out = mods.mask_mod(*idx, *args) if mods.mask_mod is not None else UOp.const(dtypes.bool, True)
   names = {getattr(u.arg, "name", None) for u in out.toposort()}   # a variable is a named ALU buffer
-  return "b" in names, "h" in names
+  return "b" in names, "h" in names, args_read(out, args)
 
 _CACHE: OrderedDict = OrderedDict()
 CACHE_SIZE = 16
@@ -173,11 +175,16 @@ def block_map(mods:Mods, mod_args:tuple[Tensor, ...], device:str, B:int, H:int, 
   if key in _CACHE:
     _CACHE.move_to_end(key)
     return _CACHE[key]
-  rb, rh = reads(mods, mod_args, B, H)
+  rb, rh, used = reads(mods, mod_args, B, H)
+  # the classification evaluates the mask alone: it gets only the buffers the mask reads (see fa_uop.mods.picked)
+  cmods, cargs = mods, mod_args
+  if len(used) < len(mod_args):
+    cmods = replace(mods, mask_mod=picked(mods.mask_mod, 4, used, tuple((t.shape, t.dtype) for t in mod_args)), n_args=len(used))
+    cargs = tuple(mod_args[i] for i in used)
   nR, nC = math.ceil((nq if keys else nk) / TR), math.ceil((nk if keys else nq) / TC)
   shape = (B if rb else 1, H if rh else 1, nR, nC)
   status = Tensor.empty(*shape, dtype=dtypes.int32, device=device)
-  status = Tensor.custom_kernel(status, *[t.contiguous() for t in mod_args], fxn=lambda st, *a: classify(st, *a, mods=mods, nq=nq, nk=nk, TR=TR,
+  status = Tensor.custom_kernel(status, *[t.contiguous() for t in cargs], fxn=lambda st, *a: classify(st, *a, mods=cmods, nq=nq, nk=nk, TR=TR,
                                                                                                             TC=TC, keys=keys))[0]
   counts, idx = Tensor.empty(*shape[:3], 2, dtype=dtypes.int32, device=device), Tensor.empty(*shape, dtype=dtypes.int32, device=device)
   counts, idx = Tensor.custom_kernel(counts, idx, status, fxn=compact)[:2]

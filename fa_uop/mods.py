@@ -80,6 +80,23 @@ def stand_ins(B:int, H:int, arg_specs) -> tuple[list[UOp], list[UOp]]:
   idx = [UOp.variable(n, 0, m - 1).cast(dtypes.int32) for n, m in (("b", B), ("h", H), ("q_idx", 1 << 30), ("kv_idx", 1 << 30))]
   return idx, [UOp.placeholder(s, dt, i + 16) for i, (s, dt) in enumerate(arg_specs)]
 
+def args_read(out:UOp, args:list[UOp]) -> tuple[int, ...]:
+  """which of the stand-in buffers args (stand_ins') a mod's result out reads"""
+  seen = set(out.toposort())
+  return tuple(i for i, a in enumerate(args) if a in seen)
+
+@functools.cache
+def picked(fn:Callable, lead:int, reads:tuple[int, ...], specs:tuple) -> Callable:
+  """the mod fn (lead UOps, then a buffer for each (shape, dtype) of specs) taking only the buffers at reads, the others stand-ins it
+  never reads: so a kernel is given only buffers it reads. tinygrad 0.14's CUDA graph (TinyJit) passes a kernel every buffer of its
+  call while the renderer drops an unread one from the kernel's signature, and the launch fails (H100, docs/perf.md 2026-11-25).
+  Cached, so one mod gives one wrapper, one Mods and one set of kernels."""
+  def mod(*xs:UOp) -> UOp:
+    bufs = [UOp.placeholder(sh, dt, slot=(1 << 21) + i) for i, (sh, dt) in enumerate(specs)]
+    for i, a in zip(reads, xs[lead:]): bufs[i] = a
+    return fn(*xs[:lead], *bufs)
+  return mod
+
 def user_idx(b:UOp, h:UOp, qi:UOp, kj:UOp, lim:tuple) -> tuple[UOp, UOp, UOp, UOp]:
   """the indices a user's mod sees, int32, with the head, query and key clamped to [0, lim]: a tile also holds rows past the
   queries and keys past the keys (masked, their results discarded), and a mod may index its buffers with any of them. A key
