@@ -179,3 +179,21 @@ def test_dq_fits_three_blocks(mask):
   sink = flash_bwd_dq(*[UOp.placeholder(sh, dt, i) for i, (sh, dt) in enumerate(shapes)], target=SM90A, cfg=cfg, mods=mods)
   res = cuda_resources(render(sink, "sm_90a"), "sm_90a")
   assert cfg.blocks == 3 and res["registers"] <= 65536 // (3 * 128) and res["spill_stores"] == 0 and res["stack"] == 0, res
+
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
+def test_forward_through_a_block_map_keeps_causals_registers():
+  """the H100's forward (64x64x4, D=128) with its tiles from a block map (a mask_mod that keeps every pair) needs no more registers
+  than causal's, 168 or fewer (3 blocks an SM): a block with no tile at all runs a phantom trip whose keys are placed past the real
+  ones, where a flag ANDed into every element had kept ~40 more registers live (204; docs/perf.md, 2026-11-25)"""
+  from tinygrad import UOp
+  from fa_uop import flash_fwd, FwdConfig
+  from fa_uop.mods import Mods
+  H, N, D, cfg = 16, 16384, 128, FwdConfig(64, 64, 4)
+  q, rows = ((1, H, N, D), dtypes.half), ((1, H, N), dtypes.float)
+  bmap = [((1, 1, N // 64, 2), dtypes.int32), ((1, 1, N // 64, N // 64), dtypes.int32), ((H * (N // 64),), dtypes.int32)]
+  regs = {}
+  for name, mods, extra in (("causal", Mods(causal=True), []),
+                            ("map", Mods(causal=True, mask_mod=lambda b, h, qi, kj, d: kj >= 0, n_args=1), [((1, N), dtypes.int32), *bmap])):
+    sink = flash_fwd(*[UOp.placeholder(sh, dt, i) for i, (sh, dt) in enumerate([q, q, q, q, rows, *extra])], target=SM90A, cfg=cfg, mods=mods)
+    regs[name] = cuda_resources(render(sink, "sm_90a"), "sm_90a")
+  assert regs["map"]["spill_stores"] == 0 and regs["map"]["registers"] <= min(168, regs["causal"]["registers"] + 8), regs
