@@ -8,7 +8,7 @@ from fa_uop.backward import flash_bwd_delta, flash_bwd_dkdv, flash_bwd_dq
 from fa_uop.config import BwdConfig, FwdConfig, default_bwd_configs, default_decode_config, decode_splits
 from fa_uop.decode import flash_decode, flash_combine, flash_kv_write
 from fa_uop.forward import flash_fwd
-from fa_uop.mods import Mods, stand_ins, args_read, picked
+from fa_uop.mods import Mods, stand_ins, args_read, only_read
 from fa_uop.blockmap import block_map, RESIDENT
 from fa_uop.target import Target, target_for, multiprocessors
 
@@ -74,12 +74,9 @@ def _mods(q:Tensor, causal:bool, window, softcap, score_mod, mask_mod, mod_args)
   if (ax:=shard.axis(q)) is not None and (n:="bh"[ax]) in read:
     raise ValueError(f"a mod reads {n}, the index of the axis q is sharded over ({shard.AXES[ax]}): each device would see its shard's "
                      f"{shard.AXES[ax]} from 0; shard over the other axis, or not at all")
-  if len(bufs) < len(mod_args):
-    reads, specs = tuple(sorted(bufs)), tuple((t.shape, t.dtype) for t in mod_args)
-    score_mod, mask_mod = (None if f is None else picked(f, n, reads, specs) for f, n in ((score_mod, 5), (mask_mod, 4)))
-    mod_args = tuple(mod_args[i] for i in reads)
+  (score_mod, mask_mod), mod_args = only_read(tuple(sorted(bufs)), mod_args, (score_mod, 5), (mask_mod, 4))
   return Mods(causal, tuple(window) if window is not None else (None, None), None if softcap is None else float(softcap), score_mod, mask_mod,
-              len(mod_args)), tuple(mod_args)
+              len(mod_args)), mod_args
 
 @functools.cache
 def _fwd_builder(target:Target, cfg:FwdConfig, mods:Mods, scale:float|None):

@@ -12,7 +12,7 @@ from tinygrad import Tensor, UOp, dtypes
 from tinygrad.dtype import AddrSpace
 from tinygrad.renderer import Estimates
 from tinygrad.uop.ops import AxisType, KernelInfo
-from fa_uop.mods import Mods, TilePlan, stand_ins, args_read, picked
+from fa_uop.mods import Mods, TilePlan, stand_ins, args_read, only_read
 from fa_uop.tiles import flat
 
 COLS_PER_BLOCK = 64   # column tiles classified by one block, a thread each
@@ -177,10 +177,8 @@ def block_map(mods:Mods, mod_args:tuple[Tensor, ...], device:str, B:int, H:int, 
     return _CACHE[key]
   rb, rh, used = reads(mods, mod_args, B, H)
   # the classification evaluates the mask alone: it gets only the buffers the mask reads (see fa_uop.mods.picked)
-  cmods, cargs = mods, mod_args
-  if len(used) < len(mod_args):
-    cmods = replace(mods, mask_mod=picked(mods.mask_mod, 4, used, tuple((t.shape, t.dtype) for t in mod_args)), n_args=len(used))
-    cargs = tuple(mod_args[i] for i in used)
+  (mask_mod,), cargs = only_read(used, mod_args, (mods.mask_mod, 4))
+  cmods = replace(mods, mask_mod=mask_mod, n_args=len(cargs))
   nR, nC = math.ceil((nq if keys else nk) / TR), math.ceil((nk if keys else nq) / TC)
   shape = (B if rb else 1, H if rh else 1, nR, nC)
   status = Tensor.empty(*shape, dtype=dtypes.int32, device=device)

@@ -108,14 +108,17 @@ def _with_device_libs(src:str) -> str:
     return f'static inline __attribute__((device, always_inline)) {ret} {name}({arg} x) {{ {_DEVICE_LIBS[name]} }}'
   return re.sub(r'extern "C" __attribute__\(\(device[^)]*\)\) (\w+) (__oc[km]l_\w+)\(([\w ]+)\);', define, src)
 
+def _nvcc() -> str: return os.environ.get("FA_UOP_NVCC") or "nvcc"
+
 def cuda_resources(src:str, arch:str) -> dict[str, int]:
-  """what ptxas says a CUDA kernel uses on arch (nvcc -cubin -Xptxas -v): registers a thread, bytes of spill stores and of stack"""
+  """what ptxas says a CUDA kernel uses on arch (nvcc -cubin -Xptxas -v): registers a thread, bytes of spill stores, of stack and of
+  static shared memory"""
   with tempfile.TemporaryDirectory() as d:
     with open(f"{d}/k.cu", "w") as f: f.write(src)
     gen = f"-gencode=arch=compute_{arch[3:]},code={arch}"
-    r = subprocess.run([os.environ.get("FA_UOP_NVCC") or "nvcc", gen, "-cubin", "-Xptxas", "-v", "-o", f"{d}/k.cubin", f"{d}/k.cu"],
+    r = subprocess.run([_nvcc(), gen, "-cubin", "-Xptxas", "-v", "-o", f"{d}/k.cubin", f"{d}/k.cu"],
                        check=True, capture_output=True, text=True)
-  pats = {"registers": r"Used (\d+) registers", "spill_stores": r"(\d+) bytes spill stores", "stack": r"(\d+) bytes stack frame"}
+  pats = {"registers": r"Used (\d+) registers", "spill_stores": r"(\d+) bytes spill stores", "stack": r"(\d+) bytes stack frame", "smem": r"(\d+) bytes smem"}
   return {k: int(m.group(1)) if (m:=re.search(v, r.stderr)) else 0 for k, v in pats.items()}
 
 def compile_source(src:str, arch:str) -> str:
@@ -129,7 +132,7 @@ def compile_source(src:str, arch:str) -> str:
     else:
       # an arch-specific target (sm_90a: wgmma) needs the -gencode form; nvcc 13.0's -arch=sm_90a also runs a plain sm_90 pass
       gen = [f"-gencode=arch=compute_{arch[3:]},code=compute_{arch[3:]}"] if arch.endswith("a") else [f"-arch={arch}"]
-      cmd = [os.environ.get("FA_UOP_NVCC") or "nvcc", *gen, "-ptx", "-o", f"{d}/out.ptx", f"{d}/k.cu"]
+      cmd = [_nvcc(), *gen, "-ptx", "-o", f"{d}/out.ptx", f"{d}/k.cu"]
       fn, out = f"{d}/k.cu", f"{d}/out.ptx"
     with open(fn, "w") as f: f.write(_with_device_libs(src) if arch.startswith("gfx") else src)
     subprocess.run(cmd, check=True, capture_output=True, text=True)

@@ -97,6 +97,13 @@ def picked(fn:Callable, lead:int, reads:tuple[int, ...], specs:tuple) -> Callabl
     return fn(*xs[:lead], *bufs)
   return mod
 
+def only_read(reads:tuple[int, ...], mod_args:tuple, *mods:tuple[Callable|None, int]) -> tuple[tuple[Callable|None, ...], tuple]:
+  """the mods (each a function or None, and its count of leading UOps) taking only the mod_args at reads (see picked), and those
+  mod_args; as they are where they read them all"""
+  if len(reads) == len(mod_args): return tuple(f for f, _ in mods), tuple(mod_args)
+  specs = tuple((t.shape, t.dtype) for t in mod_args)
+  return tuple(None if f is None else picked(f, lead, reads, specs) for f, lead in mods), tuple(mod_args[i] for i in reads)
+
 def user_idx(b:UOp, h:UOp, qi:UOp, kj:UOp, lim:tuple) -> tuple[UOp, UOp, UOp, UOp]:
   """the indices a user's mod sees, int32, with the head, query and key clamped to [0, lim]: a tile also holds rows past the
   queries and keys past the keys (masked, their results discarded), and a mod may index its buffers with any of them. A key

@@ -94,12 +94,16 @@ def _pieces(blk:Block, rows:int, cols:int, asm:bool, variant:int=0) -> tuple[UOp
   chunk = it * blk.threads + (blk.tid ^ variant)
   return it, chunk // (cols // 8), chunk % (cols // 8) * 8, chunk < chunks if chunks % blk.threads or (asm and steps < 2) else None
 
+def _rows_ok(r:UOp, rows_valid:UOp|int|None, end:int) -> UOp|None:
+  """r < rows_valid, or None (no guard) where rows_valid, or the lower bound tinygrad knows of it, reaches end, past every row r"""
+  return None if rows_valid is None or (rows_valid if isinstance(rows_valid, int) else rows_valid.vmin) >= end else r < rows_valid
+
 def _copy_rows(blk:Block, dst:Smem, src:UOp, r0:int, nrows:int, base:UOp, rows_valid:UOp|int|None, variant:int) -> UOp:
   """copy_tile's rows r0..r0+nrows-1 of dst, stored densely from element base on"""
   fast = blk.target.copy16 is not None
   it, rr, c, active = _pieces(blk, nrows, dst.cols, fast, variant)
   r = r0 + rr
-  ok = None if rows_valid is None or (rows_valid if isinstance(rows_valid, int) else rows_valid.vmin) >= r0 + nrows else r < rows_valid
+  ok = _rows_ok(r, rows_valid, r0 + nrows)
   g = base + rr * dst.cols + c
   if fast:
     # the asm's address summed in 64 bits: nvcc then folds each piece's constant offset into the copy instruction, where a 32-bit sum
@@ -125,7 +129,7 @@ def store_tile(blk:Block, src:Smem, dst:UOp, row:Callable[[UOp], UOp], rows_vali
   fast = blk.target.store16 is not None   # the target's 16-byte store, which tinygrad's vectorizer would not give (bf16: none)
   it, r, c, active = _pieces(blk, src.rows, src.cols, fast)
   if fast:
-    ok = all_of(active, r < rows_valid if not isinstance(rows_valid, int) or rows_valid < src.rows else None)
+    ok = all_of(active, _rows_ok(r, rows_valid, src.rows))
     return blk.target.store16(src.at(r, c), dst.index((row(r) + c) // 8 * 8), ok).end(it)
   v = blk.range(8, AxisType.UPCAST)
   if active is None: return dst.index(((row(r) + c) // 8 * 8 + v).valid(r < rows_valid)).store(src.at(r, c + v)).end(it, v)

@@ -1,10 +1,10 @@
 """Registers, spills and shared memory of the Hopper forward as nvcc builds it for sm_90a (ptxas -v), per config: causal and the
 document mask at D=128, the shapes of issue 9's table. Usage: python scripts/hopper_regs.py 64x64x4 128x64x8 ..."""
-import math, re, subprocess, sys, tempfile
+import math, sys
 from tinygrad import UOp, dtypes
 from fa_uop import SM90A, flash_fwd, FwdConfig
 from fa_uop.mods import Mods
-from fa_uop.compile import render
+from fa_uop.compile import render, cuda_resources
 
 def sink(cfg:FwdConfig, doc:bool, D=128, N=16384, H=16):
   q, kv, rows = ((1, H, N, D), dtypes.half), ((1, H, N, D), dtypes.half), ((1, H, N), dtypes.float)
@@ -16,11 +16,8 @@ def sink(cfg:FwdConfig, doc:bool, D=128, N=16384, H=16):
   return flash_fwd(*[UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)], target=SM90A, cfg=cfg, mods=mods)
 
 def ptxas(src:str) -> str:
-  with tempfile.TemporaryDirectory() as d:
-    open(f"{d}/k.cu", "w").write(src)
-    r = subprocess.run(["nvcc", "-gencode=arch=compute_90a,code=sm_90a", "-cubin", "-Xptxas", "-v", "-o", f"{d}/k.cubin", f"{d}/k.cu"],
-                       capture_output=True, text=True, check=True)
-    return " ".join(re.findall(r"(Used \d+ registers|\d+ bytes spill stores|\d+ bytes smem)", r.stderr))
+  r = cuda_resources(src, "sm_90a")
+  return f"Used {r['registers']} registers, {r['spill_stores']} bytes spill stores, {r['stack']} bytes stack, {r['smem']} bytes smem"
 
 if __name__ == "__main__":
   for c in sys.argv[1:]:
