@@ -95,23 +95,37 @@ def fwd_placeholders(D=128, N=1000):
   return [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)]
 
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
-@pytest.mark.parametrize("causal,cfg", [(False, None), (True, None), (True, (128, 64, 8)), (True, (64, 64, 4, 3))],
-                         ids=["full", "causal", "causal-128x64x8", "causal-64x64x4x3"])
-def test_forward_builds_for_sm_90a(causal, cfg):
-  """the forward as the H100 gets it (SM90A, its default 64x64x4 at D=128; 128x64x8: two warpgroups and 64 KB of LDS, past the 48 KB a
-  static declaration holds; 64x64x4x3: 3 blocks an SM asked of ptxas): nvcc builds it for sm_90a with both products by wgmma, and no
-  LDS race; LDS past 48 KB is one dynamic array, its size named; the blocks per SM reach the PTX"""
+@pytest.mark.parametrize("causal,cfg,D", [(False, None, 128), (True, None, 128), (True, (128, 64, 8), 128), (True, (64, 64, 4, 2), 128),
+                                           (False, (64, 64, 4, 3), 64)], ids=["full", "causal", "causal-128x64x8", "causal-64x64x4x2", "full-d64-64x64x4x3"])
+def test_forward_builds_for_sm_90a(causal, cfg, D):
+  """the forward as the H100 gets it (SM90A, its default 64x64x4 at D=128; 128x64x8: two warpgroups; x2, x3: blocks an SM asked of
+  ptxas): nvcc builds it for sm_90a with both products by wgmma, the softmax overlapped with P·V (S waited for alone, wait_group 1)
+  and ptxas serializing no wgmma, and no LDS race; K and V in rings of two tiles, so past 48 KB at D=128: one dynamic array, its size
+  named; the blocks per SM reach the PTX"""
   from fa_uop import flash_fwd, default_fwd_config, FwdConfig
   from fa_uop.target import DSMEM_MARK
-  sink = flash_fwd(*fwd_placeholders(), target=SM90A, cfg=FwdConfig(*cfg) if cfg else default_fwd_config(SM90A, 128, causal), causal=causal)
+  cfg = FwdConfig(*cfg) if cfg else default_fwd_config(SM90A, D, causal)
+  sink = flash_fwd(*fwd_placeholders(D), target=SM90A, cfg=cfg, causal=causal)
   ptx = compile_source(src:=render(sink, "sm_90a"), "sm_90a")
   # S = Q·Kᵀ (n: the tile's keys) and O += P·V (n: the head dim, P from registers, V MN-major): no mma.sync left
-  assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx and "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16" in ptx
+  assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx and f"wgmma.mma_async.sync.aligned.m64n{D}k16.f32.f16.f16" in ptx
   assert "mma.sync" not in ptx and "fence.proxy.async.shared::cta" in ptx
+  assert "wgmma.wait_group.sync.aligned 1;" in ptx and cuda_resources(src, "sm_90a")["wgmma_serialized"] == 0
   assert lds_hazards(linear(sink, "sm_90a")) == []
-  if cfg and cfg[0] == 128: assert ".extern .shared .align 1024 .b8 fa_dsmem[];" in ptx and f"{DSMEM_MARK} 65536" in ptx and "__shared__ __align__(16)" not in src
+  assert (lds:=cfg.lds_bytes(SM90A, D)) == (cfg.block_m + 4 * cfg.block_n) * D * 2
+  if lds > 49152: assert ".extern .shared .align 1024 .b8 fa_dsmem[];" in ptx and f"{DSMEM_MARK} {lds}" in ptx and "__shared__ __align__(16)" not in src
   else: assert "fa_dsmem" not in src
-  assert ("__launch_bounds__(128, 3)" in src and ".minnctapersm 3" in ptx) if cfg and len(cfg) == 4 else ".minnctapersm" not in ptx
+  assert (f"__launch_bounds__(128, {cfg.blocks})" in src and f".minnctapersm {cfg.blocks}" in ptx) if cfg.blocks else ".minnctapersm" not in ptx
+
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
+def test_hazard_check_tells_a_rings_tiles_apart(monkeypatch):
+  """the rings' tiles are told apart by the hazard check: with every slot the first (the next K and V copied over the tiles this
+  trip's products read) it must find the races"""
+  from fa_uop import flash_fwd, FwdConfig
+  from fa_uop.tiles import Smem
+  from dataclasses import replace
+  monkeypatch.setattr(Smem, "slot", lambda self, i: replace(self, base=0))
+  assert any("async copy" in h for h in lds_hazards(linear(flash_fwd(*fwd_placeholders(64), target=SM90A, cfg=FwdConfig(64, 64, 4), causal=True), "sm_90a")))
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("cfg", [(64, 64, 4), (128, 64, 8), (128, 128, 8), (64, 64, 4, 3)], ids=str)
@@ -179,21 +193,3 @@ def test_dq_fits_three_blocks(mask):
   sink = flash_bwd_dq(*[UOp.placeholder(sh, dt, i) for i, (sh, dt) in enumerate(shapes)], target=SM90A, cfg=cfg, mods=mods)
   res = cuda_resources(render(sink, "sm_90a"), "sm_90a")
   assert cfg.blocks == 3 and res["registers"] <= 65536 // (3 * 128) and res["spill_stores"] == 0 and res["stack"] == 0, res
-
-@pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
-def test_forward_through_a_block_map_keeps_causals_registers():
-  """the H100's forward (64x64x4, D=128) with its tiles from a block map (a mask_mod that keeps every pair) needs no more registers
-  than causal's, 168 or fewer (3 blocks an SM): a block with no tile at all runs a phantom trip whose keys are placed past the real
-  ones, where a flag ANDed into every element had kept ~40 more registers live (204; docs/perf.md, 2026-11-25)"""
-  from tinygrad import UOp
-  from fa_uop import flash_fwd, FwdConfig
-  from fa_uop.mods import Mods
-  H, N, D, cfg = 16, 16384, 128, FwdConfig(64, 64, 4)
-  q, rows = ((1, H, N, D), dtypes.half), ((1, H, N), dtypes.float)
-  bmap = [((1, 1, N // 64, 2), dtypes.int32), ((1, 1, N // 64, N // 64), dtypes.int32), ((H * (N // 64),), dtypes.int32)]
-  regs = {}
-  for name, mods, extra in (("causal", Mods(causal=True), []),
-                            ("map", Mods(causal=True, mask_mod=lambda b, h, qi, kj, d: kj >= 0, n_args=1), [((1, N), dtypes.int32), *bmap])):
-    sink = flash_fwd(*[UOp.placeholder(sh, dt, i) for i, (sh, dt) in enumerate([q, q, q, q, rows, *extra])], target=SM90A, cfg=cfg, mods=mods)
-    regs[name] = cuda_resources(render(sink, "sm_90a"), "sm_90a")
-  assert regs["map"]["spill_stores"] == 0 and regs["map"]["registers"] <= min(168, regs["causal"]["registers"] + 8), regs
