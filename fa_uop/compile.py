@@ -26,16 +26,12 @@ def render(sink:UOp, arch:str) -> str:
   """the source tinygrad generates for a kernel sink on arch"""
   return renderer(arch).render(linear(sink, arch))
 
-def _lds(u:UOp) -> list[tuple[UOp, UOp|None]]:
-  """the LDS buffers u touches, each with the index it touches it at (None: unknown): through its first source, or any source of an
-  inline instruction (wgmma reads two tiles)"""
-  out: list[tuple[UOp, UOp|None]] = []
+def _lds(u:UOp) -> list[UOp]:
+  """the LDS buffers u touches: through its first source, or any source of an inline instruction (wgmma reads two tiles)"""
+  out = []
   for x in (u.src if u.op is Ops.CUSTOM else u.src[:1]) or (u,):
-    idx = None
-    while x.op not in (Ops.BUFFER, Ops.PARAM) and x.src:
-      if x.op is Ops.INDEX and idx is None: idx = x.src[1]
-      x = x.src[0]
-    if x.op is Ops.BUFFER and x.addrspace is AddrSpace.LOCAL and x not in [b for b, _ in out]: out.append((x, idx))
+    while x.op not in (Ops.BUFFER, Ops.PARAM) and x.src: x = x.src[0]
+    if x.op is Ops.BUFFER and x.addrspace is AddrSpace.LOCAL and x not in out: out.append(x)
   return out
 
 def _access(u:UOp) -> str|None:
@@ -50,60 +46,38 @@ def _access(u:UOp) -> str|None:
     if "ldmatrix" in u.arg or "wgmma.mma_async" in u.arg or "ld.shared" in u.arg: return "r"
   return None
 
-def _at(idx:UOp|None, env:dict[UOp, int]) -> int|None:
-  """the element an LDS index names with the loops of env at their values and every other loop and thread index at 0 (None: it
-  depends on something else)"""
-  if idx is None: return None
-  leaves = {x: UOp.const(env.get(x, 0), x.dtype) for x in idx.toposort() if x.op in (Ops.RANGE, Ops.SPECIAL)}
-  v = idx.substitute(leaves).simplify()
-  return v.arg if v.op is Ops.CONST else None
-
 def lds_hazards(lst:list[UOp]) -> list[str]:
   """Shared-memory accesses of different threads that no barrier separates, in program order: a read of an LDS buffer after a
   write to it (RAW), or a write after a read (WAR); async copies count as written only once a wait covers them, and a read
-  before that is a hazard barrier or not; so is a read of LDS nothing wrote before. Loop bodies are walked twice so hazards across
-  iterations show, and a loop may run zero times. A ring (an LDS buffer whose tile moves with the trip of a loop that holds a
-  barrier, tiles.Smem.slot) is told apart by tile: the trip's index is 0 on the first walk and 1 on the second. The emulator runs a
-  block in lockstep and cannot see these races; this finds them statically."""
+  before that is a hazard barrier or not; so is a read of LDS nothing wrote before. Loop bodies are walked twice so hazards across iterations show, and a loop may run
+  zero times. The emulator runs a block in lockstep and cannot see these races; this finds them statically."""
   out: list[str] = []
   written: set[UOp] = set()
   ends = {u.src[1]: i for i, u in enumerate(lst) if u.op is Ops.END}
-  trips = {u for u, e in ends.items() if u.op is Ops.RANGE and any(x.op is Ops.BARRIER for x in lst[lst.index(u):e])}
-  # a ring's tile size: how far an access inside a trip moves from the trip's first to its second
-  ring: dict[UOp, int] = {}
-  for r in trips:
-    for u in lst[lst.index(r):ends[r]]:
-      for b, idx in (_lds(u) if _access(u) in ("r", "w", "a", "g") else []):
-        if idx is not None and r in idx.toposort() and (a0:=_at(idx, {r: 0})) is not None and (a1:=_at(idx, {r: 1})) not in (None, a0):
-          ring[b] = abs(a1 - a0)
-  def tiles(b:UOp, idx:UOp|None, env:dict[UOp, int]) -> list[tuple[UOp, int]]:
-    if b not in ring: return [(b, 0)]
-    return [(b, s) for s in range(b.max_numel() // ring[b])] if (a:=_at(idx, env)) is None else [(b, a // ring[b])]
-  def walk(lo:int, hi:int, pend:dict, env:dict[UOp, int]) -> dict:
+  def walk(lo:int, hi:int, pend:dict) -> dict:
     i = lo
     while i < hi:
       u = lst[i]
       if u.op is Ops.BARRIER: pend = {b: v & {"a", "g"} for b, v in pend.items()}
       elif u.op is Ops.RANGE and u in ends:
-        body = walk(i + 1, ends[u], dict(pend), env)
-        body = walk(i + 1, ends[u], body, {**env, u: 1} if u in trips else env)
+        body = walk(i + 1, ends[u], dict(pend))
+        body = walk(i + 1, ends[u], body)
         pend = {b: pend.get(b, set()) | body.get(b, set()) for b in set(pend) | set(body)}
         i = ends[u]
       elif (kind:=_access(u)) == "C": pend = {b: (v - {"a"}) | ({"g"} if "a" in v else set()) for b, v in pend.items()}
       elif kind == "W": pend = {b: (v - {"g"}) | ({"w"} if "g" in v else set()) for b, v in pend.items()}
       elif kind is not None:
-        for buf, idx in _lds(u):
-          if kind == "r" and buf not in written: out.append(f"read of LDS slot {buf.arg.slot} that nothing wrote before, at uop {i}")
-          if kind != "r": written.add(buf)
-          for b in tiles(buf, idx, env):
-            seen = pend.get(b, set())
-            if kind == "r" and seen & {"w", "a", "g"}:
-              out.append(f"{'RAW' if 'w' in seen else 'read before its async copy is committed and waited for'} on LDS slot {buf.arg.slot} at uop {i}")
-            if kind in "wag" and "r" in seen: out.append(f"WAR on LDS slot {buf.arg.slot} at uop {i}")
-            pend = {**pend, b: seen | {kind}}
+        for b in _lds(u):
+          if kind == "r" and b not in written: out.append(f"read of LDS slot {b.arg.slot} that nothing wrote before, at uop {i}")
+          if kind != "r": written.add(b)
+          seen = pend.get(b, set())
+          if kind == "r" and seen & {"w", "a", "g"}:
+            out.append(f"{'RAW' if 'w' in seen else 'read before its async copy is committed and waited for'} on LDS slot {b.arg.slot} at uop {i}")
+          if kind in "wag" and "r" in seen: out.append(f"WAR on LDS slot {b.arg.slot} at uop {i}")
+          pend = {**pend, b: seen | {kind}}
       i += 1
     return pend
-  walk(0, len(lst), {}, {})
+  walk(0, len(lst), {})
   return sorted(set(out))
 
 def amd_clang() -> str|None:
@@ -145,7 +119,8 @@ def cuda_resources(src:str, arch:str) -> dict[str, int]:
     r = subprocess.run([_nvcc(), gen, "-cubin", "-Xptxas", "-v", "-o", f"{d}/k.cubin", f"{d}/k.cu"],
                        check=True, capture_output=True, text=True)
   pats = {"registers": r"Used (\d+) registers", "spill_stores": r"(\d+) bytes spill stores", "stack": r"(\d+) bytes stack frame", "smem": r"(\d+) bytes smem"}
-  return {**{k: int(m.group(1)) if (m:=re.search(v, r.stderr)) else 0 for k, v in pats.items()}, "wgmma_serialized": int("C7514" in r.stderr)}
+  out = {k: int(m.group(1)) if (m:=re.search(v, r.stderr)) else 0 for k, v in pats.items()}
+  return {**out, "wgmma_serialized": int("C7514" in r.stderr)}
 
 def compile_source(src:str, arch:str) -> str:
   """Compile with the real toolchain and return the text to inspect: gfx* with clang -> AMDGPU assembly, sm_* with nvcc -> PTX.

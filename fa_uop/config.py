@@ -13,13 +13,9 @@ class FwdConfig:
   # blocks per multiprocessor the compiler is asked to fit (registers ≤ what that many leave each), where the target's renderer
   # takes it (Target.min_blocks); 0: the compiler's choice
   blocks: int = 0
-  def warpgroups(self, target:Target, d:int) -> bool:
-    """whether the forward runs by warpgroups (Target.warpgroups): one 16-row MMA tile per warp, whole warpgroups, the head dim in
-    64-column swizzle atoms; its K and V then in rings of two tiles"""
-    return target.warpgroups and self.warps % 4 == 0 and self.block_m == self.warps * target.mma[0] and d % 64 == 0 and self.block_n <= 256
   def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
     p_tile = 0 if target.mma_device == "CUDA" else self.block_m * self.block_n  # P goes through LDS where C and A layouts differ
-    return itemsize * ((self.block_m + (4 if self.warpgroups(target, d) else 2) * self.block_n) * d + p_tile)
+    return itemsize * ((self.block_m + 2 * self.block_n) * d + p_tile)
   def check(self, target:Target, d:int) -> Target:
     """raise ValueError where this config cannot run at head dim d on target; else the description its kernels are built with (the
     target, or its narrow MMA where d or block_n, the K extents of the MMAs, are no multiple of the wide one's K)"""

@@ -12,7 +12,7 @@ from fa_uop.mods import Mods, TilePlan
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords,
-                          mma, wgmma_tile, wgmma_issue, wgmma_wait, a_operand, a_from_acc, lane_reduce, rows_at)
+                          mma, wgmma_tile, a_operand, lane_reduce, rows_at)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
 
@@ -37,17 +37,13 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   tile = lambda p: tile_rows(n0_of(p))
 
   # Hopper: S = Q·Kᵀ and O += P·V by wgmma (P from registers), the LDS tiles stored in its swizzle atoms, each warpgroup (4 warps of
-  # one m-tile) its 64 rows; its products run asynchronously, so a tile's softmax overlaps the last tile's P·V (FlashAttention-3's
-  # intra-warpgroup overlap), with K and V in rings of two tiles
-  wg = cfg.warpgroups(target, D)
+  # one m-tile) its 64 rows
+  wg = target.wgmma is not None and blk.warps % 4 == 0 and BM == blk.warps * M and D % 64 == 0 and BN % 8 == 0 and BN <= 256
   # prologue: Q and the first K tile in flight together
-  q_s = smem(blk, BM, D, q.dtype, atom=64 if wg else 0)
-  k_s, v_s = (smem(blk, BN, D, q.dtype, atom=64 if wg else 0, slots=2 if wg else 1) for _ in range(2))
+  q_s, k_s, v_s = (smem(blk, n, D, q.dtype, atom=64 if wg else 0) for n in (BM, BN, BN))
   # where there may be no tile at all (an empty split), the first one's copy reads nothing
   first_rows = nk - n0_of(0) if isinstance(total, int) or total.vmin >= 1 else (total > 0).where(nk - n0_of(0), 0)
   first_k = copy_tile(blk, k_s, kg, tile(0), first_rows, variant=1, run=run)
-  # the overlapped loop's first trip multiplies P = 0 by the V ring's slot 1 on the twin (the GPU skips it): zeros, not what LDS held
-  if wg: first_k = UOp.group(first_k, copy_tile(blk, v_s.slot(1), vg, tile(0), 0, variant=3, run=run))
   q_s = wait_tile(blk, q_s, copy_tile(blk, q_s, qg, q_rows, nq), first_k)
   # Q's A fragments stay in registers for the whole loop where a warp has one m-tile. With more they do not fit beside the output
   # accumulator (at 128x32x4, D=128: 255 registers and spills), so each K-step reads them from Q's LDS tile, as FlashAttention-2 does
@@ -68,40 +64,11 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   # loads of a carried index make tinygrad's valid simplification three times slower (a 12 s build of the emulated forward: 35 s)
   carry = plan.listed or (score is None and target.copy16 is not None)
   tix = blk.reg((2,), dtypes.int32)
-  # the overlapped loop carries the last tile's P (in v's dtype) to the next trip, whose P·V it is
-  p_last = acc_tile(blk, 1, BN // N, v.dtype)
   init = UOp.group(acc.store(acc.const_like(0)), row_max.store(row_max.const_like(-math.inf)), row_sum.store(row_sum.const_like(0)),
-                   *([tix[0].store(plan.index(0)), tix[1].store(plan.index(1))] if carry else []), *([p_last.store(p_last.const_like(0))] if wg else []))
-  raw = (acc, row_max, row_sum, tix, p_last)
+                   *([tix[0].store(plan.index(0)), tix[1].store(plan.index(1))] if carry else []))
+  raw = (acc, row_max, row_sum, tix)
 
-  def scores(s:UOp, it:UOp, n0:UOp, masked:bool, real:UOp|None) -> UOp:
-    """s once its scores are scaled into the log2 domain (and modified, and masked where the tile needs it)"""
-    mi, ni, e = blk.range(WM // M), blk.range(BN // N), blk.range(target.c.nelems)
-    r, col = tile_coords(blk, mi, ni, e)
-    # softmax in base 2: exp(x) = exp2(x·log2 e), with the modification (if any) on the natural-log score
-    val = s[mi, ni, e] * (scale * LOG2E) if score is None else score(s[mi, ni, e] * scale, blk.warp * WM + r, n0 + col, not masked) * LOG2E
-    if masked:  # only the tiles a mask's edge crosses pay for it
-      ok = keep(blk.warp * WM + r, n0 + col)
-      val = (ok if real is None else ok & real).where(val, -math.inf)
-    return s.after(s[mi, ni, e].store(val).end(mi, ni, e))
-
-  def softmax(s:UOp, it:UOp, row_max:UOp, row_sum:UOp) -> tuple[UOp, UOp, UOp]:
-    """the online softmax of a tile of scores s: (s holding P = exp2(S - new row max), the factor alpha that rescales what was
-    accumulated so far, the stores of P and the statistics)"""
-    s_rows = rows_view(blk, s)
-    tile_max = blk.reg((nrows,))
-    tile_max = lane_reduce(blk, tile_max.after(tile_max.after(it).store(s_rows.max(axis=1))), Ops.MAX)
-    new_max = row_max.maximum(tile_max)
-    # a row that has seen only masked keys keeps max -inf; subtract 0 there so exp2 gives 0, not NaN
-    safe_max = new_max.eq(-math.inf).where(0.0, new_max)
-    alpha = (row_max - safe_max).exp2()
-    s = s.after(p_done:=s_rows.store((s_rows - safe_max.reshape(nrows, 1).expand(s_rows.shape)).exp2()))
-    return s, alpha, UOp.group(p_done, row_sum.store(row_sum * alpha + rows_view(blk, s).sum(axis=1)), row_max.store(new_max))
-
-  def rescale(acc:UOp, alpha:UOp) -> UOp:
-    return (a_rows:=rows_view(blk, acc)).store(a_rows * alpha.reshape(nrows, 1).expand(a_rows.shape))
-
-  def kv_step(it:UOp, p0:UOp|int, acc:UOp, row_max:UOp, row_sum:UOp, tix:UOp, p_last:UOp, masked:bool, after:tuple[UOp, ...], variant:int) -> UOp:
+  def kv_step(it:UOp, p0:UOp|int, acc:UOp, row_max:UOp, row_sum:UOp, tix:UOp, masked:bool, after:tuple[UOp, ...], variant:int) -> UOp:
     """one KV tile: K_p was copied by the step before (or the prologue); V_p is copied while S = Q·Kᵀ runs, and K_{p+1} while P·V
     runs. Returns the END of the loop."""
     acc, row_max, row_sum, tx = acc.after(it), row_max.after(it), row_sum.after(it), tix.after(it)  # the carried state, read anew each iteration
@@ -117,42 +84,40 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     else:
       s = s.after(s.after(vc).store(s.const_like(0)))
       s = s.after(mma(blk, s, q_a, lambda n0, kk: frags_b(blk, kt, n0, kk * K), D // K, a_reads=not q_in_regs))
-    s, alpha, stats = softmax(scores(s, it, n0, masked, real), it, row_max, row_sum)
-    acc = acc.after(stats, rescale(acc, alpha))
+    mi, ni, e = blk.range(WM // M), blk.range(BN // N), blk.range(target.c.nelems)
+    r, col = tile_coords(blk, mi, ni, e)
+    # softmax in base 2: exp(x) = exp2(x·log2 e), with the modification (if any) on the natural-log score
+    val = s[mi, ni, e] * (scale * LOG2E) if score is None else score(s[mi, ni, e] * scale, blk.warp * WM + r, n0 + col, not masked) * LOG2E
+    if masked:  # only the tiles a mask's edge crosses pay for it
+      # (a phantom trip's keys moved past nk instead, one select a step, kept 40 fewer registers live and measured 4% slower on the
+      # H100's document mask: docs/perf.md 2026-11-25, third session)
+      ok = keep(blk.warp * WM + r, n0 + col)
+      val = (ok if real is None else ok & real).where(val, -math.inf)
+    s = s.after(s[mi, ni, e].store(val).end(mi, ni, e))
+    s_rows = rows_view(blk, s)
+    # online softmax: new row max, rescale what was accumulated so far, P = exp2(S - max)
+    tile_max = blk.reg((nrows,))
+    tile_max = lane_reduce(blk, tile_max.after(tile_max.after(it).store(s_rows.max(axis=1))), Ops.MAX)
+    new_max = row_max.maximum(tile_max)
+    # a row that has seen only masked keys keeps max -inf; subtract 0 there so exp2 gives 0, not NaN
+    safe_max = new_max.eq(-math.inf).where(0.0, new_max)
+    alpha = (row_max - safe_max).exp2()
+    s_done = s_rows.store((s_rows - safe_max.reshape(nrows, 1).expand(s_rows.shape)).exp2())
+    s = s.after(s_done)
+    s_rows = rows_view(blk, s)
+    upd = UOp.group(row_sum.store(row_sum * alpha + s_rows.sum(axis=1)), row_max.store(new_max),
+                    (a_rows:=rows_view(blk, acc)).store(a_rows * alpha.reshape(nrows, 1).expand(a_rows.shape)))
+    acc = acc.after(upd)
     # V_p must have landed, and every warp be done reading K_p before K_{p+1} overwrites it
-    vt = wait_tile(blk, v_s.after(vc), s)
+    vt = wait_tile(blk, v_s.after(vc), s_done)
     kc = copy_tile(blk, k_s.after(vt.buf), kg, tile_rows((plan.carried(tx[1]) if carry else plan.tile(p + 1)) * BN), (p + 1 < total).where(BN, 0),
                    variant=variant + 1, run=run)
     if carry: acc = acc.after(kc, UOp.group((tu:=tix.after(vc, kc))[0].store(tx[1]), tu[1].store(plan.index(p + 2))))
     else: acc = acc.after(kc)
     # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout)
     p_a = a_operand(blk, s, blk.warp * WM, v.dtype)
+    if wg: return wgmma_tile(blk, acc, lambda kk: p_a(0, kk), vt, b_kn=True, add=True).end(it)
     return mma(blk, acc, p_a, lambda n0, kk: frags_b(blk, vt, n0, kk * K, trans=True), BN // K).end(it)
-
-  def kv_step_overlapped(it:UOp, p0:UOp|int, acc:UOp, row_max:UOp, row_sum:UOp, tix:UOp, p_last:UOp, masked:bool, after:tuple[UOp, ...],
-                         variant:int) -> UOp:
-    """one KV tile, FlashAttention-3's way: S_p = Q·K_pᵀ and the last tile's O += P_{p-1}·V_{p-1} are issued together, the softmax of
-    S_p runs while P·V does, and O is rescaled once that is done; P_p is carried to the next trip. K_{p+1} and V_p are copied into
-    the rings' other slots over the whole trip. Returns the END of the loop."""
-    acc, row_max, row_sum, tx, p_last = [x.after(it) for x in (acc, row_max, row_sum, tix, p_last)]
-    p = p0 + it
-    real = p < plan.n_masked if masked and phantom else None
-    n0 = (plan.carried(tx[0]) if carry else plan.tile(p)) * BN
-    # every copy so far has landed (K_p, V_{p-1}) and every warp is done with the last trip's products: the other slots are free
-    kt = wait_tile(blk, k_s.slot(p), it, *after)
-    vc = copy_tile(blk, v_s.slot(p).after(kt.buf), vg, tile_rows(n0), (nk - n0 if real is None else real.where(nk - n0, 0)) if masked else None,
-                   variant=variant, run=run)
-    kc = copy_tile(blk, k_s.slot(p + 1).after(kt.buf), kg, tile_rows((plan.carried(tx[1]) if carry else plan.tile(p + 1)) * BN),
-                   (p + 1 < total).where(BN, 0), variant=variant + 1, run=run)
-    copies = (vc, kc, UOp.group((tu:=tix.after(vc, kc))[0].store(tx[1]), tu[1].store(plan.index(p + 2)))) if carry else (vc, kc)
-    s = acc_tile(blk, 1, BN // N)
-    qk = wgmma_issue(blk, s, q_s, kt, after=copies)
-    # (a ring of two: slot p + 1 is slot p - 1's); the first trip has no P·V to run
-    pa = a_from_acc(blk, p_last)
-    pv = wgmma_issue(blk, acc, lambda kk: pa[0, kk], v_s.slot(p + 1).after(kt.buf), b_kn=True, add=True, cond=p > 0, after=(qk,))
-    s, alpha, stats = softmax(scores(s.after(wgmma_wait(blk, [qk], keep=1, after=(pv,))), it, n0, masked, real), it, row_max, row_sum)
-    acc = acc.after(done:=wgmma_wait(blk, [pv], after=(stats,)))
-    return UOp.group(rescale(acc, alpha), p_last.after(done).store(s.cast(v.dtype)), *copies).end(it)
 
   # Each stage, and what follows them, reads the state from the buffers themselves, after the init and the stages before:
   # tinygrad places an AFTER where it is first used, and the emulator skips the body of a loop that runs no time, so an AFTER
@@ -166,12 +131,9 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   for p0, count, masked in ((0, n_run, True), (plan.n_masked, plan.n_free, False)):
     if (count if isinstance(count, int) else count.vmax) <= 0: continue
     # the barrier keeps the next stage's copies behind this stage's last reads (tinygrad adds one only at a loop's back edge)
-    dones.append((kv_step_overlapped if wg else kv_step)(blk.range(count, AxisType.REDUCE), p0, *[x.after(init, *dones) for x in raw],
-                 masked=masked, after=(first_k, *dones), variant=2 + 2 * len(dones)).barrier())
-  acc, row_max, row_sum, p_last = [x.after(init, *dones) for x in (acc, row_max, row_sum, p_last)]
-  if wg:  # the last tile's P·V, once its V has landed (the trips ran n_run + n_free times; a ring of two)
-    pa = a_from_acc(blk, p_last)
-    acc = acc.after(wgmma_tile(blk, acc, lambda kk: pa[0, kk], wait_tile(blk, v_s.slot(n_run + plan.n_free + 1), *dones), b_kn=True, add=True))
+    dones.append(kv_step(blk.range(count, AxisType.REDUCE), p0, *[x.after(init, *dones) for x in raw], masked=masked, after=(first_k, *dones),
+                         variant=2 + 2 * len(dones)).barrier())
+  acc, row_max, row_sum = [x.after(init, *dones) for x in raw[:3]]
   return acc, row_max, lane_reduce(blk, row_sum, Ops.ADD), q_s
 
 def store_rows(blk:Block, cfg:FwdConfig, acc:UOp, row_max:UOp, row_sum:UOp, stage:Smem, o:UOp, o_row:Callable[[UOp], UOp], lse:UOp|None,

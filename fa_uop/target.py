@@ -67,17 +67,13 @@ class Target:
   ldsm_addr: dict[str, Callable[[UOp], tuple[UOp, UOp]]]|None = field(default=None, hash=False, compare=False)
   # Hopper's warpgroup MMA on LDS tiles, A from LDS or registers (see _cuda_wgmma); twin: mma over fragment reads of the same tiles
   wgmma: Callable[..., list[UOp]]|None = None
-  wgmma_wait: Callable[..., list[list[UOp]]]|None = None
-  # MMA by warpgroups (4 warps of one 64-row tile) on LDS tiles in swizzle atoms, asynchronous: the forward overlaps a tile's softmax
-  # with products in flight. Kept by the portable twin, which runs the same loop with mma.sync (wgmma None)
-  warpgroups: bool = False
   multiprocessors: int = 1      # SMs or CUs of the family's common part, where the device cannot be asked (the emulator)
   # its renderer asks the compiler to fit a config's blocks per multiprocessor (FwdConfig.blocks; a kernel's BoundedKernel info)
   min_blocks: bool = False
   # the same GPU with a narrower MMA K, for head dims and tiles the wide one does not divide (CDNA4's 16x16x16 beside its 16x16x32)
   narrow: Target|None = None
   def portable(self) -> Target:
-    return replace(self, shuffle=None, copy16=None, copy_wait=None, store16=None, ldsm=None, ldsm_addr=None, wgmma=None, wgmma_wait=None, narrow=self.narrow and self.narrow.portable())
+    return replace(self, shuffle=None, copy16=None, copy_wait=None, store16=None, ldsm=None, ldsm_addr=None, wgmma=None, narrow=self.narrow and self.narrow.portable())
   def narrowed(self, *extents:int) -> Target:
     """the description a kernel is built with whose MMAs run over these K extents (the head dim, a tile's keys or queries): this one,
     or its narrow MMA where one of them is no multiple of the K"""
@@ -131,18 +127,17 @@ def _wgmma_desc(addr:str, lbo:int=16) -> str:
   return f"(((unsigned long long)((({addr}) & 0x3FFFF) >> 4)) | ({lbo >> 4}ull << 16) | (64ull << 32) | (1ull << 62))"
 
 def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:UOp|list[UOp], a_block:int=0, acc:list[UOp]|None=None,
-                b_kn:bool=False, cond:UOp|None=None, after:tuple[UOp, ...]=()) -> list[UOp]:
+                b_kn:bool=False) -> list[UOp]:
   """wgmma.mma_async m64n{n}k16 over ksteps K-steps, all 128 threads of the warpgroup (4 consecutive warps from a multiple of 4):
   D (64 x n, float32) = A·B, plus acc (this thread's n/2 floats) where given. B from the LDS tile at b in 128-byte swizzle atoms of 64
   columns (tiles.Smem, atom=64), b_block bytes from one 64-column block to the next: its rows the n columns of B (K-major: K, the
   keys Q·Kᵀ runs over) or with b_kn its rows the K-steps' 16 rows each (MN-major: V, rows are keys). A from LDS at a the same way
   (K-major, a_block bytes between column blocks), or a list of 8 16-bit values per K-step, this thread's A fragment in mma.sync's
   m16n8k16 layout (its warp's 16 rows). Thread l of warp w gets rows 16w + l//4 and 16w + l//4 + 8 in mma.sync's m16n8 C layout, 8
-  columns at a time: returned as its n/2 floats, readable once _cuda_wgmma_wait has waited for them. Issued as one wgmma-group (where
-  cond, a value the whole warpgroup shares, is false: an empty group, and D = acc), after the wgmma issues in after."""
+  columns at a time: returned as its n/2 floats."""
   ty, nd, regs_a = {dtypes.half: "f16", dtypes.bfloat16: "bf16"}[dtype], n // 2, isinstance(a, list)
   na = 4 * ksteps if regs_a else 0   # A's 32-bit registers (two 16-bit values each)
-  src = [b, *(a if regs_a else [a]), *(acc or []), *([cond] if cond is not None else [])]
+  src = [b, *(a if regs_a else [a]), *(acc or [])]
   ai, ci = 1, 1 + (len(a) if regs_a else 1)   # where A's and acc's values start among the custom's sources
   u16 = "__half_as_ushort" if dtype == dtypes.half else "__bfloat16_as_ushort"
   regs, outs = ",".join(f"%{i}" for i in range(nd)), ", ".join(f'"+f"({name}[{i}])' for i in range(nd))
@@ -154,42 +149,22 @@ def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:
       a_op, a_in = f"{{{{%{nd + 1}, %{nd + 2}, %{nd + 3}, %{nd + 4}}}}}", ", ".join(f'"r"({name}_a[{4 * kk + j}])' for j in range(4)) + ", "
       scale, b_op, trans = f"%{nd + 5}", f"%{nd}", f", {int(b_kn)}"
       ins = f'"l"({desc_b}), {a_in}"r"({1 if acc is not None else min(kk, 1)})'
-      guard = f"%{nd + 6}"
     else:
       ka = kk * 16 // 64 * a_block + kk * 16 % 64 * 2
       a_op, b_op, scale, trans = f"%{nd}", f"%{nd + 1}", f"%{nd + 2}", f", 0, {int(b_kn)}"
       ins = f'"l"({_wgmma_desc(f"{name}_a + {ka}")}), "l"({desc_b}), "r"({1 if acc is not None else min(kk, 1)})'
-      guard = f"%{nd + 3}"
-    # cond guards each instruction (a predicate, not a branch: ptxas fences the registers of products in flight at a branch's join)
-    pred = (f"\\n.reg .pred g;\\nsetp.ne.b32 g, {guard}, 0;", "@g ", f', "r"((int)({{{len(src) - 1}}}))') if cond is not None else ("", "", "")
-    steps.append(f'asm volatile("{{{{\\n.reg .pred p;\\nsetp.ne.b32 p, {scale}, 0;{pred[0]}\\n{pred[1]}wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} '
-                 f'{{{{{regs}}}}}, {a_op}, {b_op}, p, 1, 1{trans};\\n}}}}" : {outs} : {ins}{pred[2]});')
+    steps.append(f'asm volatile("{{{{\\n.reg .pred p;\\nsetp.ne.b32 p, {scale}, 0;\\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} '
+                 f'{{{{{regs}}}}}, {a_op}, {b_op}, p, 1, 1{trans};\\n}}}}" : {outs} : {ins});')
   init = ", ".join(f"{{{ci + i}}}" for i in range(nd)) if acc is not None else ", ".join(["0.0f"] * nd)
   pack = ", ".join(f"((unsigned){u16}({{{ai + 2 * j}}}) | ((unsigned){u16}({{{ai + 2 * j + 1}}}) << 16))" for j in range(na))
-  # A's registers are declared beside D's, so the wait can hold them (they are read while the product runs)
-  code = (f"float {name}[{nd}] = {{{{{init}}}}}; " + (f"unsigned {name}_a[{na}] = {{{{{pack}}}}}; " if regs_a else "") +
-          f"{{{{ unsigned {name}_b = (unsigned)__cvta_generic_to_shared({{0}})" +
-          ("" if regs_a else f", {name}_a = (unsigned)__cvta_generic_to_shared({{1}})") +
-          '; asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); ' + " ".join(steps) + ' asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }}')
+  code = (f"float {name}[{nd}] = {{{{{init}}}}}; {{{{ unsigned {name}_b = (unsigned)__cvta_generic_to_shared({{0}})" +
+          (f"; unsigned {name}_a[{na}] = {{{{{pack}}}}}" if regs_a else f", {name}_a = (unsigned)__cvta_generic_to_shared({{1}})") +
+          '; asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); ' + " ".join(steps) +
+          ' asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }}')
   # a constant of the 16-bit type rides along unused: tinygrad includes that type's header for the values a kernel has, and a kernel
   # whose 16-bit data never leaves LDS but through wgmma has none
-  mm = UOp(Ops.CUSTOM, dtypes.void, (*src, UOp.const(0, dtype), *after), arg=code)
+  mm = UOp(Ops.CUSTOM, dtypes.void, (*src, UOp.const(0, dtype)), arg=code)
   return [UOp(Ops.CUSTOMI, dtypes.float, (mm, UOp.const(i, dtypes.int)), arg=f"{name}[{{1}}]") for i in range(nd)]
-
-def _cuda_wgmma_wait(issued:list[list[UOp]], keep:int, *deps:UOp) -> list[list[UOp]]:
-  """wait until at most the keep wgmma-groups issued last are in flight, after deps; issued: the values of groups older than those
-  (from _cuda_wgmma), returned readable. An empty asm that reads and writes each register after the wait keeps the compiler from
-  reading one before it (CUTLASS's warpgroup_fence_operand); ptxas keeps every register of a group in flight untouched"""
-  regs = [f'"+f"({v.arg.format(None, v.src[1].arg)})' for vals in issued for v in vals]
-  # and A's registers of a product from registers: live until here, so ptxas cannot reuse them while the product reads them (it would
-  # wait for the product at the first reuse, before whatever runs in between)
-  for vals in issued:
-    name = vals[0].arg.split("[")[0]
-    if (m:=re.search(rf"unsigned {name}_a\[(\d+)\]", vals[0].src[0].arg)): regs += [f'"+r"({name}_a[{j}])' for j in range(int(m.group(1)))]
-  fence = " ".join(f'asm volatile("" : {r} :: "memory");' for r in regs)
-  w = UOp(Ops.CUSTOM, dtypes.void, tuple(dict.fromkeys([v.src[0] for vals in issued for v in vals[:1]] + list(deps))),
-          arg=f'asm volatile("wgmma.wait_group.sync.aligned {keep};" ::: "memory"); {fence}')
-  return [[UOp(Ops.CUSTOMI, v.dtype, (w, v.src[1]), arg=v.arg) for v in vals] for vals in issued]
 
 # RDNA3 wmma_f32_16x16x16: A and B hold one row (col) of 16 k per lane, duplicated in both half-waves; C holds column lane%16, rows lane//16+2e
 RDNA3 = Target("gfx1100", "AMD", 32, (16, 16, 16),
@@ -212,8 +187,8 @@ SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
 HOPPER_LDS, STATIC_LDS = 232448, 49152
 
 # Hopper (sm_90a): sm_80's mma.sync and copies, and wgmma for warpgroups
-SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, wgmma=_cuda_wgmma, wgmma_wait=_cuda_wgmma_wait, warpgroups=True,
-                multiprocessors=132, min_blocks=True)
+SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, wgmma=_cuda_wgmma, multiprocessors=132,
+                min_blocks=True)
 
 # RDNA4 wmma_f32_16x16x16 (gfx12): no duplicated operands; A and B hold k 0-3 and 8-11 of row (column) lane%16 in lanes 0-15, k 4-7
 # and 12-15 in lanes 16-31; C holds column lane%16, rows 8(lane//16)+e

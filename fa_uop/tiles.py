@@ -46,13 +46,7 @@ class Smem:
   rows: int
   cols: int
   atom: int = 0   # else: stored as column blocks of `atom` (64: 128-byte rows), each rows x atom: Hopper's 128-byte swizzle (wgmma)
-  slots: int = 1  # a ring of this many tiles in one buffer, one after the other
-  base: UOp|int = 0  # where the tile (the ring's slot) starts
-  def slot(self, i:UOp|int) -> Smem:
-    """the ring's slot i (modulo its slots)"""
-    return replace(self, base=i % self.slots * (self.rows * self.cols))
-  def index(self, r:UOp|int, c:UOp|int) -> UOp|int: return self.base + self._index(r, c)
-  def _index(self, r:UOp|int, c:UOp|int) -> UOp|int:
+  def index(self, r:UOp|int, c:UOp|int) -> UOp|int:
     if self.atom: return c // self.atom * (self.rows * self.atom) + r * self.atom + ((c % self.atom // 8) ^ (r % 8)) * 8 + c % 8
     # XOR within aligned groups of g chunks (g: the largest power of two dividing the chunks per row, at most 8), so a chunk
     # never leaves its row; the XOR value changes every 8/g rows, which spreads any 8 consecutive rows over all 8 bank groups
@@ -62,10 +56,10 @@ class Smem:
   def at(self, r:UOp|int, c:UOp|int) -> UOp: return self.buf.index(self.index(r, c))
   def after(self, *deps:UOp) -> Smem: return replace(self, buf=self.buf.after(*deps))
 
-def smem(blk:Block, rows:int, cols:int, dtype:DType, atom:int=0, slots:int=1) -> Smem:
+def smem(blk:Block, rows:int, cols:int, dtype:DType, atom:int=0) -> Smem:
   assert cols % 8 == 0, f"LDS tile rows of {cols} elements are not whole 16-byte chunks"
   assert not atom or (atom == 64 and cols % atom == 0 and rows % 8 == 0), f"swizzle atoms of 64 columns and 8 rows, got {rows}x{cols}"
-  return Smem(blk.lds((slots * rows * cols,), dtype), rows, cols, atom, slots)
+  return Smem(blk.lds((rows * cols,), dtype), rows, cols, atom)
 
 # *** global -> LDS ***
 
@@ -299,58 +293,24 @@ def mma(blk:Block, acc:UOp, a:Callable[[UOp, UOp], UOp], b:Callable[[UOp, UOp], 
     rd = acc.after(done)
   return done if ko is None else done.end(ko)
 
-@dataclass(frozen=True)
-class Issued:
-  """a warpgroup MMA in flight (wgmma_issue): its accumulator, and its values once waited for (None: the twin, done when issued)"""
-  acc: UOp
-  op: UOp
-  vals: list[UOp]|None
-  b: UOp   # its B tile's LDS buffer
-
-def wgmma_issue(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bool=False, add:bool=False, cond:UOp|None=None,
-                after:tuple[UOp|Issued, ...]=()) -> Issued:
-  """Start acc = A·B (acc += A·B with add) for the block's warpgroups (4 warps of 16 rows each), after the statements and products in
-  after; acc
-  is each warp's (1, n/N, elements) C tile of its 16 rows. A: an LDS tile, whose rows 64g to 64g+63 warpgroup g multiplies, or a(kk),
-  this warp's A fragment of K-step kk in registers. B: the LDS tile b, its rows B's n columns (K-major, B = Kᵀ) or with b_kn its rows
-  the K dimension (V). cond (the same in a whole warpgroup), where given: the product runs only if it holds. Hopper's wgmma on the LDS
-  tiles (stored in swizzle atoms) where the target has it, asynchronous until wgmma_wait; the twin: mma over fragment reads of the same
-  tiles (its cond unsupported: the twin runs a product whose result does not matter, on operands of zeros)."""
+def wgmma_tile(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bool=False, add:bool=False) -> UOp:
+  """acc = A·B (acc += A·B with add) for the block's warpgroups (4 warps of 16 rows each); acc is each warp's (1, n/N, elements) C tile
+  of its 16 rows. A: an LDS tile, whose rows 64g to 64g+63 warpgroup g multiplies, or a(kk), this warp's A fragment of K-step kk in
+  registers. B: the LDS tile b, its rows B's n columns (K-major, B = Kᵀ) or with b_kn its rows the K dimension (V). Hopper's wgmma on
+  the LDS tiles (stored in swizzle atoms) where the target has it; the twin: mma over fragment reads of the same tiles. Returns the stores."""
   t = blk.target
   M, N, K = t.mma
   n, k = (b.cols, b.rows) if b_kn else (b.rows, b.cols)
   assert blk.warps % 4 == 0 and acc.shape[:2] == (1, n // N) and (callable(a) or (a.rows == blk.warps * M and a.cols == k)), "64 x n tiles of warpgroups"
   a_frag = a if callable(a) else lambda kk: frag_a(blk, a, blk.warp * M, kk * K)
-  ops, stmts = [x.op for x in after if isinstance(x, Issued)], [x for x in after if isinstance(x, UOp)]
   if t.wgmma is None:
-    acc = acc.after(*ops, *stmts)
     if not add: acc = acc.after(acc.store(acc.const_like(0)))
-    return Issued(acc, mma(blk, acc, lambda m, kk: a_frag(kk), lambda n0, kk: frags_b(blk, b, n0, kk * K, trans=b_kn), k // K), None, b.buf)
+    return mma(blk, acc, lambda m, kk: a_frag(kk), lambda n0, kk: frags_b(blk, b, n0, kk * K, trans=b_kn), k // K)
   ne = acc.shape[2]
   a_op = [a(kk)[e].load() for kk in range(k // K) for e in range(t.a.nelems)] if callable(a) else a.at(blk.warp // 4 * 4 * M, 0)
-  vals = t.wgmma(b.buf.after(*stmts).index(b.index(0, 0)), n, k // 16, b.rows * b.atom * 2, f"fa_wg{next(blk.ids)}", b.buf.dtype, a_op,
-                 0 if callable(a) else a.rows * a.atom * 2, [acc[0, j, e].load() for j in range(n // N) for e in range(ne)] if add else None, b_kn,
-                 cond, tuple(ops))
-  return Issued(acc, vals[0].src[0], vals, b.buf)
-
-def wgmma_wait(blk:Block, done:list[Issued], keep:int=0, after:tuple[UOp|Issued, ...]=()) -> UOp:
-  """Wait, after the statements and products in after, until at most the keep products issued last are in flight, and store the
-  results of done (products issued before those) to their accumulators. Returns the stores."""
-  ops = [x.op for x in after if isinstance(x, Issued)]
-  stmts = [x for x in after if isinstance(x, UOp)]
-  if blk.target.wgmma_wait is None: return UOp.group(*[x.op for x in done], *ops, *stmts)
-  # products in flight are the wait's sources themselves; statements hang on an anchor, an LDS index never read (a custom's sources
-  # are rendered, a GROUP has no rendering, and tinygrad drops an AFTER on registers, or one on a custom that is a statement)
-  vals = blk.target.wgmma_wait([x.vals for x in done], keep, *ops, *([done[-1].b.after(*stmts).index(0)] if stmts else []))
-  stores = []
-  for x, v in zip(done, vals):
-    tn, ne = x.acc.shape[1], x.acc.shape[2]
-    stores += [x.acc[0, j, e].store(v[j * ne + e]) for j in range(tn) for e in range(ne)]
-  return UOp.group(*stores)
-
-def wgmma_tile(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bool=False, add:bool=False) -> UOp:
-  """acc = A·B (acc += A·B with add), wgmma_issue's product waited for. Returns the stores."""
-  return wgmma_wait(blk, [wgmma_issue(blk, acc, a, b, b_kn, add)])
+  vals = t.wgmma(b.at(0, 0), n, k // 16, b.rows * b.atom * 2, f"fa_wg{next(blk.ids)}", b.buf.dtype, a_op, 0 if callable(a) else a.rows * a.atom * 2,
+                 [acc[0, j, e].load() for j in range(n // N) for e in range(ne)] if add else None, b_kn)
+  return UOp.group(*[acc[0, j, e].store(vals[j * ne + e]) for j in range(n // N) for e in range(ne)])
 
 # *** across the lanes of a warp ***
 
