@@ -57,9 +57,9 @@ def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
 # what the tuner tries; each is checked per target and head dim, so a target gets those its LDS holds: 128x64x4 and 128x128x8 take 80
 # and 128 KB at D=128 (of those here only gfx950's 160 KB), less at smaller head dims. 128x32x4 (two m-tiles per warp, Q's fragments
 # read from LDS) is the H100's fastest for the document mask, 64x32x4 for causal (docs/perf.md, 2026-11-24); with wgmma 128x128x8 for
-# causal and 64x64x4 in 3 blocks an SM (168 registers) for the document mask (2026-11-24)
+# causal and 64x64x4 in 3 blocks an SM (168 registers) for the document mask (2026-11-24); 64x128x4 at D=64 (2026-11-25, third session)
 CANDIDATES = (FwdConfig(64, 32, 4), FwdConfig(64, 64, 4), FwdConfig(128, 32, 8), FwdConfig(128, 64, 8), FwdConfig(64, 16, 4),
-              FwdConfig(128, 64, 4), FwdConfig(128, 128, 8), FwdConfig(128, 32, 4), FwdConfig(64, 64, 4, 3))
+              FwdConfig(128, 64, 4), FwdConfig(128, 128, 8), FwdConfig(128, 32, 4), FwdConfig(64, 64, 4, 3), FwdConfig(64, 128, 4))
 
 def candidates(target:Target, d:int) -> list[FwdConfig]:
   def ok(c:FwdConfig) -> bool:
@@ -76,8 +76,10 @@ def shape_class(d:int, nq:int, nk:int, causal:bool, mods:str="") -> str:
 
 def default_fwd_config(target:Target, d:int, causal:bool=False) -> FwdConfig:
   """The config used where tuning is off: on the H100 (docs/perf.md, 2026-11-22) 64x32x4 led everywhere but D=128 non-causal,
-  where 64x64x4 did; with wgmma (SM90A, 2026-11-24) 64x64x4 leads at D=128 causal too; on RDNA3 (64 KB of LDS, P through LDS)
-  64x32x4 fits every head dim."""
+  where 64x64x4 did; with wgmma (SM90A, 2026-11-24) 64x64x4 leads at D=128 causal too, and at D=64 64x128x4 (166 registers, 3
+  blocks an SM: D=64 N=1024 293 -> 305 TFLOPS, causal N=4096 312 -> 322, causal N=1024 226 -> 220; 2026-11-25, third session); on
+  RDNA3 (64 KB of LDS, P through LDS) 64x32x4 fits every head dim."""
+  if target.wgmma is not None and d == 64: return FwdConfig(64, 128, 4)
   if target.wgmma is not None and d % 64 == 0: return FwdConfig(64, 64, 4)
   if target.mma_device == "CUDA" and d == 128 and not causal: return FwdConfig(64, 64, 4)
   return FwdConfig(64, 32, 4)
