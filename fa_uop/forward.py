@@ -86,23 +86,26 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
       s = s.after(mma(blk, s, q_a, lambda n0, kk: frags_b(blk, kt, n0, kk * K), D // K, a_reads=not q_in_regs))
     mi, ni, e = blk.range(WM // M), blk.range(BN // N), blk.range(target.c.nelems)
     r, col = tile_coords(blk, mi, ni, e)
-    # softmax in base 2: exp(x) = exp2(x·log2 e), with the modification (if any) on the natural-log score
-    val = s[mi, ni, e] * (scale * LOG2E) if score is None else score(s[mi, ni, e] * scale, blk.warp * WM + r, n0 + col, not masked) * LOG2E
+    # softmax in base 2: exp(x) = exp2(x·log2 e), with the modification (if any) on the natural-log score. Without one the scale c
+    # (> 0) is applied by the exponent's FMA, exp2(S·c - max), the row max taken on S and scaled after: one instruction an element less
+    c = scale * LOG2E if score is None and scale > 0 else None
+    val = s[mi, ni, e] if c is not None else s[mi, ni, e] * (scale * LOG2E) if score is None else \
+      score(s[mi, ni, e] * scale, blk.warp * WM + r, n0 + col, not masked) * LOG2E
     if masked:  # only the tiles a mask's edge crosses pay for it
       # (a phantom trip's keys moved past nk instead, one select a step, kept 40 fewer registers live and measured 4% slower on the
       # H100's document mask: docs/perf.md 2026-11-25, third session)
       ok = keep(blk.warp * WM + r, n0 + col)
       val = (ok if real is None else ok & real).where(val, -math.inf)
-    s = s.after(s[mi, ni, e].store(val).end(mi, ni, e))
+    if masked or c is None: s = s.after(s[mi, ni, e].store(val).end(mi, ni, e))
     s_rows = rows_view(blk, s)
     # online softmax: new row max, rescale what was accumulated so far, P = exp2(S - max)
     tile_max = blk.reg((nrows,))
     tile_max = lane_reduce(blk, tile_max.after(tile_max.after(it).store(s_rows.max(axis=1))), Ops.MAX)
-    new_max = row_max.maximum(tile_max)
+    new_max = row_max.maximum(tile_max if c is None else tile_max * c)
     # a row that has seen only masked keys keeps max -inf; subtract 0 there so exp2 gives 0, not NaN
     safe_max = new_max.eq(-math.inf).where(0.0, new_max)
     alpha = (row_max - safe_max).exp2()
-    s_done = s_rows.store((s_rows - safe_max.reshape(nrows, 1).expand(s_rows.shape)).exp2())
+    s_done = s_rows.store(((s_rows if c is None else s_rows * c) - safe_max.reshape(nrows, 1).expand(s_rows.shape)).exp2())
     s = s.after(s_done)
     s_rows = rows_view(blk, s)
     upd = UOp.group(row_sum.store(row_sum * alpha + s_rows.sum(axis=1)), row_max.store(new_max),

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 from tinygrad import Device, UOp, dtypes
 from tinygrad.dtype import AddrSpace, DType
-from tinygrad.uop.ops import KernelInfo, Ops
+from tinygrad.uop.ops import KernelInfo, Ops, PatternMatcher, UPat
 from tinygrad.renderer.cstyle import CUDARenderer
 
 def _radix(sizes:tuple[int, ...]) -> tuple[int, ...]: return tuple(math.prod(sizes[i+1:]) for i in range(len(sizes)))
@@ -248,6 +248,23 @@ class BoundedKernel(KernelInfo):
   """tinygrad's kernel info and the blocks per multiprocessor the compiler is asked to fit (0: its own choice), for MinBlocks"""
   min_blocks: int = 0
 
+class FastMath:
+  """A CUDA renderer mixin: in fa_uop's kernels (BoundedKernel info) a float exp2 is one `ex2.approx.ftz.f32` and a float max is fmaxf.
+  Without fast math nvrtc makes tinygrad's exp2 (CUDA's exp2f) a MUFU.EX2 with a denormal check and two predicated multiplies
+  around it, and tinygrad's max (a < b ? b : a: MAX is no op of the C renderers) a compare and a select, where FlashAttention's
+  --use_fast_math build has one instruction each. Only results below 2^-126 (now 0) and a max beside a NaN (now the other value)
+  differ; the online softmax reads neither. Other kernels (tinygrad's own on the device) render as tinygrad renders them."""
+  fast = False
+  string_rewrite = PatternMatcher([
+    (UPat(Ops.EXP2, dtypes.float, (UPat.var("x"),)), lambda ctx, x: f"fa_ex2({ctx[x]})" if ctx.fast else None),
+    (UPat(Ops.WHERE, dtypes.float, (UPat(Ops.CMPLT, src=(UPat.var("a"), UPat.var("b"))), UPat.var("b"), UPat.var("a"))),
+     lambda ctx, a, b: f"fmaxf({ctx[a]}, {ctx[b]})" if ctx.fast else None)]) + CUDARenderer.string_rewrite
+  def render(self, uops:list[UOp]) -> str:
+    self.fast = any(u.op is Ops.SINK and isinstance(u.arg, BoundedKernel) for u in uops)
+    src = super().render(uops)  # type: ignore[misc]
+    ex2 = '__device__ __forceinline__ float fa_ex2(float x) { float y; asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }'
+    return f"{ex2}\n{src}" if self.fast and "fa_ex2(" in src else src
+
 class MinBlocks:
   """A CUDA renderer mixin: a kernel whose info (BoundedKernel) asks for n blocks per multiprocessor gets __launch_bounds__(threads, n),
   so that ptxas keeps its registers within what n blocks leave each (tinygrad writes the threads only)"""
@@ -256,7 +273,7 @@ class MinBlocks:
     n = next((getattr(u.arg, "min_blocks", 0) for u in uops if u.op is Ops.SINK), 0)
     return re.sub(r"__launch_bounds__\((\d+)\)", rf"__launch_bounds__(\1, {n})", src, count=1) if n else src
 
-class _HopperRenderer(MinBlocks, DynamicSmem, CUDARenderer):
+class _HopperRenderer(MinBlocks, FastMath, DynamicSmem, CUDARenderer):
   """tinygrad's CUDA renderer with nvrtc compiling for sm_90a. A class of its own: tinygrad's compile workers rebuild a renderer
   from its class and target, so they compile for sm_90a too"""
   def __init__(self, target):

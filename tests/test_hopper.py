@@ -113,6 +113,19 @@ def test_forward_builds_for_sm_90a(causal, cfg):
   else: assert "fa_dsmem" not in src
   assert ("__launch_bounds__(128, 3)" in src and ".minnctapersm 3" in ptx) if cfg and len(cfg) == 4 else ".minnctapersm" not in ptx
 
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
+def test_fast_math_in_fa_uop_kernels_only():
+  """the Hopper renderers give fa_uop's kernels (BoundedKernel info) one ex2.approx.ftz.f32 for each float exp2 and max.f32 for each
+  float max, where tinygrad's exp2f has a denormal check around its ex2.approx.f32 and its max is a compare and a select; the same
+  kernel under a plain KernelInfo (what tinygrad's own kernels have) renders as tinygrad renders it"""
+  from fa_uop import flash_fwd, FwdConfig
+  sink = flash_fwd(*fwd_placeholders(), target=SM90A, cfg=FwdConfig(64, 64, 4), causal=True)
+  fast = compile_source(src:=render(sink, "sm_90a"), "sm_90a")
+  assert "fa_ex2(" in src and "fmaxf(" in src and " exp2(" not in src
+  assert fast.count("ex2.approx.ftz.f32") >= 64 and "ex2.approx.f32" not in fast and fast.count("max.f32") >= 32
+  plain = compile_source(src:=render(sink.replace(arg=KernelInfo(name="plain", opts_to_apply=())), "sm_90a"), "sm_90a")
+  assert "fa_ex2" not in src and "fmaxf" not in src and plain.count("ex2.approx.f32") >= 64 and "ex2.approx.ftz" not in plain
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("cfg", [(64, 64, 4), (128, 64, 8), (128, 128, 8), (64, 64, 4, 3)], ids=str)
 def test_forward_on_hopper(cfg):
