@@ -1,16 +1,16 @@
 """The user-facing API on tinygrad Tensors."""
 from __future__ import annotations
-import functools, math
+import functools, math, os
 from typing import Callable
 from tinygrad import Tensor, UOp, dtypes
 from fa_uop import tune, shard
 from fa_uop.backward import flash_bwd_delta, flash_bwd_dkdv, flash_bwd_dq
 from fa_uop.config import BwdConfig, FwdConfig, default_bwd_configs, default_decode_config, decode_splits
 from fa_uop.decode import flash_decode, flash_combine, flash_kv_write
-from fa_uop.forward import flash_fwd
+from fa_uop.forward import flash_fwd, flash_tma_maps, by_wgmma
 from fa_uop.mods import Mods, stand_ins, args_read, only_read
 from fa_uop.blockmap import block_map, RESIDENT
-from fa_uop.target import Target, target_for, multiprocessors
+from fa_uop.target import Target, target_for, multiprocessors, tensor_map_template
 
 HEAD_DIMS = (16, 32, 48, 64, 80, 96, 112, 128)
 
@@ -79,10 +79,28 @@ def _mods(q:Tensor, causal:bool, window, softcap, score_mod, mask_mod, mod_args)
               len(mod_args)), mod_args
 
 @functools.cache
-def _fwd_builder(target:Target, cfg:FwdConfig, mods:Mods, scale:float|None):
+def _fwd_builder(target:Target, cfg:FwdConfig, mods:Mods, scale:float|None, tma:bool=False):
   """the kernel builder for custom_kernel, caching each sink by its placeholders (UOps are interned, so a second call with the
   same shapes gets the same sink and tinygrad's program cache finds the compiled kernel: nothing is built again)"""
-  return functools.cache(lambda *ps: flash_fwd(*ps, target=target, cfg=cfg, scale=scale, mods=mods))
+  return functools.cache(lambda *ps: flash_fwd(*ps, target=target, cfg=cfg, scale=scale, mods=mods, tma=tma))
+
+def _uses_tma(target:Target, cfg:FwdConfig, q:Tensor) -> bool:
+  """K and V by Hopper's bulk tensor copies: an experiment while FA_UOP_TMA=1 (docs/perf.md), on one device, where wgmma runs"""
+  return os.environ.get("FA_UOP_TMA") == "1" and target.tma is not None and isinstance(q.device, str) and by_wgmma(target, cfg, q.shape[3])
+
+@functools.cache
+def _tma_template(device:str, dtype, D:int, Nk:int, planes:int, rows:int) -> Tensor:
+  import numpy as np
+  return Tensor(np.frombuffer(tensor_map_template(dtype, D, Nk, planes, rows), dtype=np.uint64).copy(), device=device).realize()
+
+@functools.cache
+def _maps_builder(target:Target): return functools.cache(lambda *ps: flash_tma_maps(*ps, target=target))
+
+def _tensor_maps(target:Target, k:Tensor, v:Tensor, cfg:FwdConfig) -> Tensor:
+  """the forward's tensor maps of k and v (contiguous, one device), pointed at their buffers by a kernel of their own"""
+  B, Hkv, Nk, D = k.shape
+  tmpl = _tma_template(k.device, k.dtype, D, Nk, B * Hkv, cfg.block_n)
+  return Tensor.custom_kernel(tmpl, k, v, Tensor.empty(32, dtype=dtypes.uint64, device=k.device), fxn=_maps_builder(target))[3]
 
 @functools.cache
 def _delta_builder(target:Target): return functools.cache(lambda *ps: flash_bwd_delta(*ps, target=target))
@@ -156,8 +174,10 @@ def _run_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, mods:Mo
   B, H, Nq, D = q.shape
   o, lse = shard.empty(q, (B, H, Nq, D), q.dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
   bmap = () if mods.mask_mod is None else _block_map(target, mods, mod_args, q, k, cfg)
-  outs = Tensor.custom_kernel(q.contiguous(), k.contiguous(), v.contiguous(), o, lse, *[t.contiguous() for t in mod_args], *bmap,
-                              fxn=_fwd_builder(target, cfg, mods, scale), grad_fxn=_fwd_grad(target, mods, scale))
+  k, v = k.contiguous(), v.contiguous()
+  maps = (_tensor_maps(target, k, v, cfg),) if (tma:=_uses_tma(target, cfg, q)) else ()
+  outs = Tensor.custom_kernel(q.contiguous(), k, v, o, lse, *[t.contiguous() for t in mod_args], *bmap, *maps,
+                              fxn=_fwd_builder(target, cfg, mods, scale, tma), grad_fxn=_fwd_grad(target, mods, scale))
   return outs[3], outs[4]
 
 def flash_attention(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float|None=None, return_lse:bool=False,

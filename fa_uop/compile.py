@@ -36,11 +36,13 @@ def _lds(u:UOp) -> list[UOp]:
 
 def _access(u:UOp) -> str|None:
   """how a linearized uop touches LDS: r(ead), w(rite), a(sync write, not yet committed), g (async write committed to a group),
-  C(ommit the async writes so far), W(ait for the committed groups), or None"""
+  C(ommit the async writes so far), W(ait for the committed groups), B (wait for the bulk copies into the tile it names), or None"""
   if u.op is Ops.LOAD: return "r"
   if u.op is Ops.STORE: return "w"
   if u.op is Ops.CUSTOM and isinstance(u.arg, str):
     if "cp.async.cg" in u.arg: return "g" if "cp.async.commit_group" in u.arg else "a"
+    if "cp.async.bulk.tensor" in u.arg: return "g"   # complete on an mbarrier, which the wait names
+    if "mbarrier.try_wait" in u.arg: return "B"
     if "cp.async.commit_group" in u.arg: return "C"
     if "cp.async.wait_group" in u.arg: return "W"
     if "ldmatrix" in u.arg or "wgmma.mma_async" in u.arg or "ld.shared" in u.arg: return "r"
@@ -66,6 +68,8 @@ def lds_hazards(lst:list[UOp]) -> list[str]:
         i = ends[u]
       elif (kind:=_access(u)) == "C": pend = {b: (v - {"a"}) | ({"g"} if "a" in v else set()) for b, v in pend.items()}
       elif kind == "W": pend = {b: (v - {"g"}) | ({"w"} if "g" in v else set()) for b, v in pend.items()}
+      elif kind == "B":   # an mbarrier's wait covers its own tile's copies only (the mbarriers are never read as data)
+        pend = {b: (v - {"g"}) | ({"w"} if "g" in v else set()) if b in _lds(u) else v for b, v in pend.items()}
       elif kind is not None:
         for b in _lds(u):
           if kind == "r" and b not in written: out.append(f"read of LDS slot {b.arg.slot} that nothing wrote before, at uop {i}")

@@ -11,21 +11,28 @@ from fa_uop.config import FwdConfig
 from fa_uop.mods import Mods, TilePlan
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
-from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords,
+from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords,
                           mma, wgmma_tile, a_operand, lane_reduce, rows_at)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
 
+def by_wgmma(target:Target, cfg:FwdConfig, D:int) -> bool:
+  """whether attend's products run by wgmma (each warpgroup 64 query rows, LDS tiles in swizzle atoms): what bulk copies need"""
+  return target.wgmma is not None and cfg.warps % 4 == 0 and cfg.block_m == cfg.warps * target.mma[0] and D % 64 == 0 and \
+    cfg.block_n % 8 == 0 and cfg.block_n <= 256
+
 def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp], UOp], nq:UOp|int, tile_rows:Callable[[UOp], Callable[[UOp], UOp]],
            run:int|None, nk:UOp|int, plan:TilePlan, scale:float, keep:Callable[[UOp, UOp], UOp],
-           score:Callable[..., UOp]|None=None) -> tuple[UOp, UOp, UOp]:
+           score:Callable[..., UOp]|None=None, bulk:tuple[UOp, UOp, UOp]|None=None) -> tuple[UOp, UOp, UOp]:
   """FlashAttention-2's loop for one block: its BLOCK_M query rows (row r at q_rows(r) of q, the first nq of them real) against
   the KV tiles of the plan, in its order (a stage of masked tiles, then one of unmasked ones). tile_rows(n0) gives where row r of
   the tile from key n0 lives in k and v, the keys stored densely in runs of `run` (None: all); nk keys are real. The scores
   are scaled by scale; score(x, row, key, interior), where given, modifies a scaled score x of a block row and a key (natural
   log domain; interior: an unmasked tile, whose keys the plan guarantees real);
   in a masked tile a block row sees a key where keep(row, key). Returns the output accumulator, row max (log2 domain), the
-  full row sums and Q's LDS tile, free once the loop is done (store_rows stages the output through it)."""
+  full row sums and Q's LDS tile, free once the loop is done (store_rows stages the output through it).
+  bulk: (pointers to K's tensor map and V's, the plane): K and V come by the target's bulk tensor copies (Hopper's TMA; key n0 of the tile at row n0
+  of that plane, the keys dense in k and v), not by copy_tile."""
   target = blk.target
   D = q.shape[-1]
   BM, BN = cfg.block_m, cfg.block_n
@@ -38,12 +45,18 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
 
   # Hopper: S = Q·Kᵀ and O += P·V by wgmma (P from registers), the LDS tiles stored in its swizzle atoms, each warpgroup (4 warps of
   # one m-tile) its 64 rows
-  wg = target.wgmma is not None and blk.warps % 4 == 0 and BM == blk.warps * M and D % 64 == 0 and BN % 8 == 0 and BN <= 256
+  wg = by_wgmma(target, cfg, D)
   # prologue: Q and the first K tile in flight together
   q_s, k_s, v_s = (smem(blk, n, D, q.dtype, atom=64 if wg else 0) for n in (BM, BN, BN))
   # where there may be no tile at all (an empty split), the first one's copy reads nothing
   first_rows = nk - n0_of(0) if isinstance(total, int) or total.vmin >= 1 else (total > 0).where(nk - n0_of(0), 0)
-  first_k = copy_tile(blk, k_s, kg, tile(0), first_rows, variant=1, run=run)
+  assert bulk is None or (wg and run is None), "bulk copies land in wgmma's swizzle atoms, from dense rows"
+  if bulk is not None:   # a copy of no rows reads rows from nk on, all past the tensor map's: its box arrives as zeros
+    bars = mbarriers(blk, 2, bulk[0], bulk[1])   # K's and V's; a tile's phase is its position's parity (each barrier completes once a trip)
+    kv_copy = lambda t, n0, ok, prev: bulk_copy_tile(blk, t.after(prev), bulk[t is v_s], n0 if ok is None else ok.where(n0, nk), bulk[2],
+                                                        bars.index(int(t is v_s)))
+    first_k = kv_copy(k_s, n0_of(0), None if isinstance(total, int) or total.vmin >= 1 else total > 0, bars)
+  else: first_k = copy_tile(blk, k_s, kg, tile(0), first_rows, variant=1, run=run)
   q_s = wait_tile(blk, q_s, copy_tile(blk, q_s, qg, q_rows, nq), first_k)
   # Q's A fragments stay in registers for the whole loop where a warp has one m-tile. With more they do not fit beside the output
   # accumulator (at 128x32x4, D=128: 255 registers and spills), so each K-step reads them from Q's LDS tile, as FlashAttention-2 does
@@ -75,9 +88,13 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     p = p0 + it
     real = p < plan.n_masked if masked and phantom else None
     n0 = (plan.carried(tx[0]) if carry else plan.tile(p)) * BN
-    kt = wait_tile(blk, k_s, it, *after)
-    vc = copy_tile(blk, v_s.after(kt.buf), vg, tile_rows(n0), (nk - n0 if real is None else real.where(nk - n0, 0)) if masked else None,
-                   variant=variant, run=run)
+    if bulk is not None:
+      kt = wait_bulk(blk, k_s, bars.index(0), p % 2, it, *after)
+      vc = kv_copy(v_s, n0, real, kt.buf)
+    else:
+      kt = wait_tile(blk, k_s, it, *after)
+      vc = copy_tile(blk, v_s.after(kt.buf), vg, tile_rows(n0), (nk - n0 if real is None else real.where(nk - n0, 0)) if masked else None,
+                     variant=variant, run=run)
     # S = Q·Kᵀ, scaled into the log2 domain; V's copy is issued first so it overlaps this
     s = acc_tile(blk, WM // M, BN // N)
     if wg: s = s.after(wgmma_tile(blk, s, q_s, kt.after(vc)))   # S = Q·Kᵀ (not +=): no zeroing
@@ -112,9 +129,10 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
                     (a_rows:=rows_view(blk, acc)).store(a_rows * alpha.reshape(nrows, 1).expand(a_rows.shape)))
     acc = acc.after(upd)
     # V_p must have landed, and every warp be done reading K_p before K_{p+1} overwrites it
-    vt = wait_tile(blk, v_s.after(vc), s_done)
-    kc = copy_tile(blk, k_s.after(vt.buf), kg, tile_rows((plan.carried(tx[1]) if carry else plan.tile(p + 1)) * BN), (p + 1 < total).where(BN, 0),
-                   variant=variant + 1, run=run)
+    vt = wait_tile(blk, v_s.after(vc), s_done) if bulk is None else wait_bulk(blk, v_s.after(vc), bars.index(1), p % 2, s_done)
+    n1 = (plan.carried(tx[1]) if carry else plan.tile(p + 1)) * BN
+    kc = copy_tile(blk, k_s.after(vt.buf), kg, tile_rows(n1), (p + 1 < total).where(BN, 0), variant=variant + 1, run=run) if bulk is None else \
+      kv_copy(k_s, n1, p + 1 < total, vt.buf)
     if carry: acc = acc.after(kc, UOp.group((tu:=tix.after(vc, kc))[0].store(tx[1]), tu[1].store(plan.index(p + 2))))
     else: acc = acc.after(kc)
     # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout)
@@ -162,18 +180,20 @@ def store_rows(blk:Block, cfg:FwdConfig, acc:UOp, row_max:UOp, row_sum:UOp, stag
   return stores
 
 def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:Target, cfg:FwdConfig, causal:bool=False,
-              scale:float|None=None, mods:Mods|None=None) -> UOp:
+              scale:float|None=None, mods:Mods|None=None, tma:bool=False) -> UOp:
   """Build the forward kernel's sink for Tensor.custom_kernel(q, k, v, o, lse, *mod_args, fxn=...).
   q: (B, H, Nq, D); k, v: (B, Hkv, Nk, D), H a multiple of Hkv; fp16 or bf16. o: (B, H, Nq, D) out in q's dtype.
   lse: (B, H, Nq) float32 out, the natural-log row logsumexp, or None. causal masks key j > query i (top-left aligned); mods
   (fa_uop.mods.Mods, its causal in place of causal) adds windows, softcap and score and mask mods reading the buffers args;
-  with a mask_mod the last three args are its block map for BLOCK_M x BLOCK_N tiles (fa_uop.blockmap.block_map).
+  with a mask_mod the last three args are its block map for BLOCK_M x BLOCK_N tiles (fa_uop.blockmap.block_map). tma: K and V come
+  by Hopper's bulk tensor copies, from the tensor maps then in the last arg (32 uint64: K's, V's; fa_uop.api.tensor_maps).
   One block per BLOCK_M query rows of one head."""
   mods = mods or Mods(causal=causal)
   B, H, Nq, D = q.shape
   Hkv, Nk = k.shape[1], k.shape[2]
   target = cfg.check(target, D)   # narrowed where the head dim or the tile's columns need it
   BM, BN = cfg.block_m, cfg.block_n
+  if tma: args, maps = args[:-1], flat(args[-1])
 
   args, grid, b, h, mb = launch(mods, args, B, H, math.ceil(Nq / BM), last_first=True)
   blk = Block(target, cfg.warps)
@@ -183,10 +203,20 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   args, plan = kernel_plan(mods, args, b, h, mb, m0, m0 + BM - 1, Nk, BN)
   acc, row_max, row_sum, q_s = attend(blk, cfg, q, k, v, rows_at(q_base, D), Nq - m0, lambda n0: rows_at(kv_base + n0 * D, D), None, Nk,
                                  plan, 1 / math.sqrt(D) if scale is None else scale,
-                                 lambda row, key: mods.keep(b, h, m0 + row, key, Nk, args, lim), mods.score_fn(b, h, lambda row: m0 + row, args, lim))
+                                 lambda row, key: mods.keep(b, h, m0 + row, key, Nk, args, lim), mods.score_fn(b, h, lambda row: m0 + row, args, lim),
+                                 (maps.index(0), maps.index(16), b * Hkv + h // (H // Hkv)) if tma else None)
   stores = store_rows(blk, cfg, acc, row_max, row_sum, q_s, o, lambda r: q_base + r * D, lse, lambda r: (b * H + h) * Nq + m0 + r, Nq - m0)
   # The cost is stated, and the sink tagged as already optimized so tinygrad keeps it: derived symbolically over the
   # data-dependent loop bounds it is a graph deep enough to overflow Python's recursion when printed into the program's key.
   cost = Estimates(ops=4 * B * H * Nq * Nk * D // (2 if mods.causal else 1), mem=(2 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize)
   info = BoundedKernel(name=mods.name("fa_fwd", D), opts_to_apply=(), estimates=cost, min_blocks=cfg.blocks)
   return UOp.group(*stores).end(blk.warp, blk.lane).end(*grid).sink(arg=info).rtag(1)
+
+def flash_tma_maps(tmpl:UOp, k:UOp, v:UOp, out:UOp, *, target:Target) -> UOp:
+  """The forward's tensor maps (its last arg with tma): the template tmpl (16 uint64: fa_uop.target.tensor_map_template of k's and v's
+  shape) copied into out (32 uint64) twice, K's pointed at k and V's at v. One thread; run before each forward, so a jitted replay on
+  other buffers points them anew."""
+  i = UOp.range(32, 0, AxisType.LOOP)
+  maps = flat(out).after(flat(out).index(i).store(flat(tmpl).index(i % 16)).end(i))
+  point = lambda j, src: target.tma.point(maps.index(16 * j), flat(src).index(0))
+  return UOp.sink(point(0, k), point(1, v), arg=BoundedKernel(name="fa_tma_maps", opts_to_apply=(), estimates=Estimates(ops=0, mem=512))).rtag(1)

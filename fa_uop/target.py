@@ -67,17 +67,73 @@ class Target:
   ldsm_addr: dict[str, Callable[[UOp], tuple[UOp, UOp]]]|None = field(default=None, hash=False, compare=False)
   # Hopper's warpgroup MMA on LDS tiles, A from LDS or registers (see _cuda_wgmma); twin: mma over fragment reads of the same tiles
   wgmma: Callable[..., list[UOp]]|None = None
+  # Hopper's tensor memory accelerator: bulk tensor copies of swizzled tiles, completed on an mbarrier (see TMA); twin: copy_tile's copies
+  tma: TMA|None = None
   multiprocessors: int = 1      # SMs or CUs of the family's common part, where the device cannot be asked (the emulator)
   # its renderer asks the compiler to fit a config's blocks per multiprocessor (FwdConfig.blocks; a kernel's BoundedKernel info)
   min_blocks: bool = False
   # the same GPU with a narrower MMA K, for head dims and tiles the wide one does not divide (CDNA4's 16x16x16 beside its 16x16x32)
   narrow: Target|None = None
   def portable(self) -> Target:
-    return replace(self, shuffle=None, copy16=None, copy_wait=None, store16=None, ldsm=None, ldsm_addr=None, wgmma=None, narrow=self.narrow and self.narrow.portable())
+    return replace(self, shuffle=None, copy16=None, copy_wait=None, store16=None, ldsm=None, ldsm_addr=None, wgmma=None, tma=None, narrow=self.narrow and self.narrow.portable())
   def narrowed(self, *extents:int) -> Target:
     """the description a kernel is built with whose MMAs run over these K extents (the head dim, a tile's keys or queries): this one,
     or its narrow MMA where one of them is no multiple of the K"""
     return self.narrow if self.narrow is not None and any(x % self.mma[2] for x in extents) else self
+
+@dataclass(frozen=True)
+class TMA:
+  """Bulk tensor copies (cp.async.bulk.tensor) from a 3-d tensor map in global memory (CUtensorMap: 128 bytes, 64-byte aligned) into
+  LDS in 128-byte swizzle atoms, each copy's completion counted in bytes on an mbarrier in LDS. init(bar, n, elect): n barriers of
+  one arrival each, set up by the thread where elect; copy(dst, tmap, x, y, z, bar, nbytes, elect, first): one box at coordinates
+  (x, y, z) into dst by the thread where elect, which first (where first: a tile's first box) tells the barrier to expect nbytes (the
+  tile's boxes together); wait(bar, parity, anchor): every thread waits for the barrier's phase of that parity to complete.
+  init(bar, n, elect, *tmaps) also acquires the tensor maps the copies will read. point(tmap, src): a kernel's statement that points
+  the tensor map at tmap (written as a template before, in program order) to the global buffer src."""
+  init: Callable[..., UOp]
+  copy: Callable[..., UOp]
+  wait: Callable[[UOp, UOp, UOp], UOp]
+  point: Callable[[UOp, UOp], UOp]
+
+def _cuda_tma_init(bar:UOp, n:int, elect:UOp, *tmaps:UOp) -> UOp:
+  # the tensor maps were written by another kernel through the generic proxy, and the copies may hold an older one in their descriptor
+  # cache: the acquire orders and refreshes them
+  inits = "".join(f'asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"((unsigned)__cvta_generic_to_shared({{0}}) + {8 * i}));' for i in range(n))
+  acq = "".join(f'asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: "l"({{{2 + i}}}) : "memory");' for i in range(len(tmaps)))
+  return UOp(Ops.CUSTOM, dtypes.void, (bar, elect, *tmaps),
+             arg=f'if ({{1}}) {{{{ {inits} asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); {acq} }}}}')
+
+def _cuda_tma_point(tmap:UOp, src:UOp) -> UOp:
+  # a constant of src's type rides along unused, for its header (see _cuda_wgmma)
+  return UOp(Ops.CUSTOM, dtypes.void, (tmap, src, UOp.const(0, src.dtype)), arg='asm volatile("tensormap.replace.tile.global_address.global.b1024.b64 [%0], %1;\\n'
+             'fence.proxy.tensormap::generic.release.gpu;" :: "l"({0}), "l"({1}) : "memory");')
+
+def tensor_map_template(dtype:DType, cols:int, rows:int, planes:int, box_rows:int) -> bytes:
+  """A CUDA tensor map (CUtensorMap, 128 bytes) of a dense (planes, rows, cols) tensor of 16-bit elements with boxes of 64 columns by
+  box_rows rows, 128-byte swizzled, zeros past its bounds, encoded by the driver (cuTensorMapEncodeTiled, where a CUDA driver is) for
+  a placeholder address: a kernel's TMA.point gives each call its buffer's."""
+  import ctypes
+  lib = ctypes.CDLL("libcuda.so.1")
+  m, u64, u32 = (ctypes.c_uint64 * 16)(), ctypes.c_uint64, ctypes.c_uint32
+  es = dtype.itemsize
+  r = lib.cuTensorMapEncodeTiled(ctypes.byref(m), ctypes.c_int({dtypes.half: 6, dtypes.bfloat16: 9}[dtype]), u32(3), ctypes.c_void_p(1 << 20),
+                                 (u64 * 3)(cols, rows, planes), (u64 * 2)(cols * es, rows * cols * es), (u32 * 3)(64, box_rows, 1), (u32 * 3)(1, 1, 1),
+                                 ctypes.c_int(0), ctypes.c_int(3), ctypes.c_int(3), ctypes.c_int(0))  # no interleave, 128B swizzle, L2 256B, zero fill
+  if r != 0: raise RuntimeError(f"cuTensorMapEncodeTiled failed ({r}) for a {planes}x{rows}x{cols} {dtype} tensor, boxes of 64x{box_rows}")
+  return bytes(m)
+
+def _cuda_tma_copy(dst:UOp, tmap:UOp, x:UOp, y:UOp, z:UOp, bar:UOp, nbytes:int, elect:UOp, first:UOp) -> UOp:
+  expect = f'if ({{7}}) asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], {nbytes};" :: "r"((unsigned)__cvta_generic_to_shared({{5}})) : "memory"); '
+  copy = ('asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {{%2, %3, %4}}], [%5];" :: '
+          '"r"((unsigned)__cvta_generic_to_shared({0})), "l"({1}), "r"({2}), "r"({3}), "r"({4}), "r"((unsigned)__cvta_generic_to_shared({5})) : "memory");')
+  return UOp(Ops.CUSTOM, dtypes.void, (dst, tmap, x.cast(dtypes.int), y.cast(dtypes.int), z.cast(dtypes.int), bar, elect, first),
+             arg=f"if ({{6}}) {{{{ {expect}{copy} }}}}")
+
+def _cuda_tma_wait(bar:UOp, parity:UOp, anchor:UOp) -> UOp:
+  # the labels are local to the asm's braces, so each inlined copy has its own
+  return UOp(Ops.CUSTOM, dtypes.void, (bar, parity.cast(dtypes.int), anchor),
+             arg='asm volatile("{{\\n.reg .pred p;\\nfa_wait:\\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\\n@!p bra fa_wait;\\n}}" :: '
+                 '"r"((unsigned)__cvta_generic_to_shared({0})), "r"({1}) : "memory");')
 
 def _scalar(u:UOp) -> UOp: return u.load() if u.op is Ops.INDEX else u
 
@@ -188,7 +244,7 @@ HOPPER_LDS, STATIC_LDS = 232448, 49152
 
 # Hopper (sm_90a): sm_80's mma.sync and copies, and wgmma for warpgroups
 SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, wgmma=_cuda_wgmma, multiprocessors=132,
-                min_blocks=True)
+                min_blocks=True, tma=TMA(_cuda_tma_init, _cuda_tma_copy, _cuda_tma_wait, _cuda_tma_point))
 
 # RDNA4 wmma_f32_16x16x16 (gfx12): no duplicated operands; A and B hold k 0-3 and 8-11 of row (column) lane%16 in lanes 0-15, k 4-7
 # and 12-15 in lanes 16-31; C holds column lane%16, rows 8(lane//16)+e

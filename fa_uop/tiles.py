@@ -121,6 +121,32 @@ def wait_tile(blk:Block, dst:Smem, *deps:UOp) -> Smem:
   if blk.target.copy_wait is None: return dst.after(*deps)  # tinygrad puts a barrier behind LDS stores that deps carry
   return dst.after(blk.target.copy_wait(dst.buf.after(*deps).index(0), dst.atom > 0).barrier())   # wgmma reads the atom-stored tiles
 
+# Hopper's bulk tensor copies: one thread issues a tile's boxes, an mbarrier counts their bytes, every thread waits on its phase
+
+def mbarriers(blk:Block, n:int, *tmaps:UOp) -> UOp:
+  """n mbarriers in LDS (one arrival each), set up by thread 0, for the target's bulk tensor copies (Target.tma) from the tensor maps
+  at tmaps (pointers into global memory)"""
+  # 1 KB: with every LDS buffer a multiple of 1024 bytes, the swizzle atoms of tiles declared statically stay 1024-byte aligned
+  bar, it = blk.lds((max(n, 128),), dtypes.uint64), blk.range(2)   # a loop of one live trip: the statement survives at its END (see _pieces)
+  return bar.after(blk.target.tma.init(bar.index(0), n, blk.tid.eq(0) & it.eq(0), *tmaps).end(it))
+
+def bulk_copy_tile(blk:Block, dst:Smem, tmap:UOp, y:UOp|int, z:UOp|int, bar:UOp) -> UOp:
+  """Start copying the tile of rows y.. of plane z of the 3-d tensor map at tmap (coordinates: column, row, plane; its box 64 columns
+  by dst.rows rows, 128-byte swizzled; rows past the tensor's arrive as zeros) into dst, which stores it in atoms of 64 columns; its
+  bytes counted on the mbarrier bar. Issued by thread 0. Returns the copy; wait_bulk makes it visible to every thread."""
+  assert dst.atom == 64, "bulk copies land in 128-byte swizzle atoms"
+  nbytes, boxes = dst.rows * dst.cols * dst.buf.dtype.itemsize, dst.cols // dst.atom
+  y, z = (UOp.const(x, dtypes.int) if isinstance(x, int) else x for x in (y, z))
+  # a loop over the boxes, of two trips at least: an inline statement survives as a dependency only at a loop's END (see _pieces)
+  it = blk.range(max(boxes, 2))
+  elect = blk.tid.eq(0) if boxes >= 2 else blk.tid.eq(0) & it.eq(0)
+  return blk.target.tma.copy(dst.at(0, it * dst.atom), tmap, it * dst.atom, y, z, bar, nbytes, elect, it.eq(0)).end(it)
+
+def wait_bulk(blk:Block, dst:Smem, bar:UOp, parity:UOp, *deps:UOp) -> Smem:
+  """dst once the bulk copy into it that completes bar's phase of this parity has landed, every thread past the wait (a barrier: the
+  tile's last reader is done before anything is copied into its other tile); deps as wait_tile's"""
+  return dst.after(blk.target.tma.wait(bar, parity, dst.buf.after(*deps).index(0)).barrier())
+
 def store_tile(blk:Block, src:Smem, dst:UOp, row:Callable[[UOp], UOp], rows_valid:UOp|int) -> UOp:
   """copy_tile's reverse: store src to a flat global buffer (row r of the tile at element row(r)), 16 bytes per thread and step, its
   rows from rows_valid on not at all. Whole rows leave in 16-byte pieces, where C fragments would store a few bytes per row each.

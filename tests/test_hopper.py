@@ -126,6 +126,60 @@ def test_fast_math_in_fa_uop_kernels_only():
   plain = compile_source(src:=render(sink.replace(arg=KernelInfo(name="plain", opts_to_apply=())), "sm_90a"), "sm_90a")
   assert "fa_ex2" not in src and "fmaxf" not in src and plain.count("ex2.approx.f32") >= 64 and "ex2.approx.ftz" not in plain
 
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
+@pytest.mark.parametrize("D,causal", [(128, False), (128, True), (64, True)], ids=str)
+def test_forward_with_tma_builds_for_sm_90a(D, causal):
+  """the forward with K and V by bulk tensor copies (tma=True, its default configs): nvcc builds it for sm_90a with a tile's boxes of 64
+  columns per bulk copy (prologue, V, next K: D=128 two boxes each) counted on mbarriers, both waited for by parity, the tensor maps
+  acquired, Q alone by cp.async; no LDS race (each mbarrier wait covering its own tile), no wgmma serialized; and the kernel that points
+  the maps at K and V builds with tensormap.replace"""
+  from tinygrad import UOp
+  from fa_uop import flash_fwd, default_fwd_config
+  from fa_uop.forward import flash_tma_maps
+  cfg = default_fwd_config(SM90A, D, causal)
+  sink = flash_fwd(*fwd_placeholders(D=D), UOp.placeholder((32,), dtypes.uint64, 5), target=SM90A, cfg=cfg, causal=causal, tma=True)
+  ptx = compile_source(src:=render(sink, "sm_90a"), "sm_90a")
+  # the prologue's K and each loop stage's V and next K (two stages: the masked one, for causal or the keys' tail, and the free one)
+  assert ptx.count("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes") == 5 * D // 64
+  assert ptx.count("mbarrier.try_wait.parity.shared::cta.b64") == 4 and ptx.count("mbarrier.init.shared::cta.b64") == 2
+  assert ptx.count("fence.proxy.tensormap::generic.acquire.gpu") == 2 and f"expect_tx.shared::cta.b64 _, [%r" in ptx
+  assert ptx.count("cp.async.cg.shared.global") == cfg.block_m * D // 8 // (cfg.warps * 32)   # Q's pieces, one a thread each step
+  assert cuda_resources(src, "sm_90a")["wgmma_serialized"] == 0 and lds_hazards(linear(sink, "sm_90a")) == []
+  maps = [UOp.placeholder((16,), dtypes.uint64, 0), *fwd_placeholders(D=D)[1:3], UOp.placeholder((32,), dtypes.uint64, 3)]
+  assert compile_source(render(flash_tma_maps(*maps, target=SM90A), "sm_90a"), "sm_90a").count("tensormap.replace.tile.global_address") == 2
+
+def test_tma_only_where_asked_and_built():
+  """bulk copies are an experiment (FA_UOP_TMA=1) of the Hopper target's wgmma forward: never on the emulator's twin or sm_80's path"""
+  from fa_uop import FwdConfig
+  from fa_uop.api import _uses_tma
+  from fa_uop.target import SM80
+  q = Tensor.empty(1, 1, 64, 128, dtype=dtypes.half)
+  with pytest.MonkeyPatch.context() as mp:
+    mp.setenv("FA_UOP_TMA", "1")
+    assert _uses_tma(SM90A, FwdConfig(64, 64, 4), q) and not _uses_tma(SM90A, FwdConfig(64, 32, 2), q)
+    assert not _uses_tma(SM90A.portable(), FwdConfig(64, 64, 4), q) and not _uses_tma(SM80, FwdConfig(64, 64, 4), q)
+    assert not _uses_tma(SM90A, FwdConfig(64, 64, 4), Tensor.empty(1, 1, 64, 96, dtype=dtypes.half))
+    mp.setenv("FA_UOP_TMA", "0")
+    assert not _uses_tma(SM90A, FwdConfig(64, 64, 4), q)
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_forward_with_tma_on_hopper(causal):
+  """FA_UOP_TMA=1 on an H100 or H200: the forward with K and V by bulk tensor copies, GQA with tails on both sides (rows past the keys
+  arrive as zeros), against float64; twice, on other buffers the second time (the maps pointed anew)"""
+  from fa_uop import flash_attention
+  from fa_uop.reference import attention_ref
+  from conftest import assert_close
+  if not Device.DEFAULT.startswith("CUDA") or Device[Device.DEFAULT].renderer.target.arch != "sm_90": pytest.skip("needs DEV=CUDA on an H100 or H200")
+  r = np.random.default_rng()
+  with pytest.MonkeyPatch.context() as mp:
+    mp.setenv("FA_UOP_TMA", "1")
+    for _ in range(2):
+      q, k, v = (Tensor(r.standard_normal(sh).astype(np.float32)).cast(dtypes.half).contiguous().realize() for sh in ((2, 4, 1000, 128), (2, 2, 777, 128), (2, 2, 777, 128)))
+      o, lse = flash_attention(q, k, v, causal=causal, return_lse=True)
+      ref_o, ref_lse = attention_ref(*(t.float().numpy().astype(np.float64) for t in (q, k, v)), causal)
+      assert_close(o.float().numpy().astype(np.float64), lse.numpy().astype(np.float64), ref_o, ref_lse, dtypes.half)
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("cfg", [(64, 64, 4), (128, 64, 8), (128, 128, 8), (64, 64, 4, 3)], ids=str)
 def test_forward_on_hopper(cfg):
