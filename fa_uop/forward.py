@@ -51,10 +51,10 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   # where there may be no tile at all (an empty split), the first one's copy reads nothing
   first_rows = nk - n0_of(0) if isinstance(total, int) or total.vmin >= 1 else (total > 0).where(nk - n0_of(0), 0)
   assert bulk is None or (wg and run is None), "bulk copies land in wgmma's swizzle atoms, from dense rows"
-  if bulk is not None:   # a copy of no rows reads rows from nk on, all past the tensor map's: its box arrives as zeros
+  if bulk is not None:   # a tile waited for with no rows reads rows from nk on, all past the tensor map's: its box arrives as zeros
     bars = mbarriers(blk, 2, bulk[0], bulk[1])   # K's and V's; a tile's phase is its position's parity (each barrier completes once a trip)
-    kv_copy = lambda t, n0, ok, prev: bulk_copy_tile(blk, t.after(prev), bulk[t is v_s], n0 if ok is None else ok.where(n0, nk), bulk[2],
-                                                        bars.index(int(t is v_s)))
+    kv_copy = lambda t, n0, ok, prev, when=None: bulk_copy_tile(blk, t.after(prev), bulk[t is v_s], n0 if ok is None else ok.where(n0, nk),
+                                                                   bulk[2], bars.index(int(t is v_s)), when)
     first_k = kv_copy(k_s, n0_of(0), None if isinstance(total, int) or total.vmin >= 1 else total > 0, bars)
   else: first_k = copy_tile(blk, k_s, kg, tile(0), first_rows, variant=1, run=run)
   q_s = wait_tile(blk, q_s, copy_tile(blk, q_s, qg, q_rows, nq), first_k)
@@ -132,7 +132,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     vt = wait_tile(blk, v_s.after(vc), s_done) if bulk is None else wait_bulk(blk, v_s.after(vc), bars.index(1), p % 2, s_done)
     n1 = (plan.carried(tx[1]) if carry else plan.tile(p + 1)) * BN
     kc = copy_tile(blk, k_s.after(vt.buf), kg, tile_rows(n1), (p + 1 < total).where(BN, 0), variant=variant + 1, run=run) if bulk is None else \
-      kv_copy(k_s, n1, p + 1 < total, vt.buf)
+      kv_copy(k_s, n1, None, vt.buf, when=p + 1 < total)   # past the last tile: none (nothing waits for it)
     if carry: acc = acc.after(kc, UOp.group((tu:=tix.after(vc, kc))[0].store(tx[1]), tu[1].store(plan.index(p + 2))))
     else: acc = acc.after(kc)
     # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout)

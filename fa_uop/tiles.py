@@ -130,16 +130,18 @@ def mbarriers(blk:Block, n:int, *tmaps:UOp) -> UOp:
   bar, it = blk.lds((max(n, 128),), dtypes.uint64), blk.range(2)   # a loop of one live trip: the statement survives at its END (see _pieces)
   return bar.after(blk.target.tma.init(bar.index(0), n, blk.tid.eq(0) & it.eq(0), *tmaps).end(it))
 
-def bulk_copy_tile(blk:Block, dst:Smem, tmap:UOp, y:UOp|int, z:UOp|int, bar:UOp) -> UOp:
+def bulk_copy_tile(blk:Block, dst:Smem, tmap:UOp, y:UOp|int, z:UOp|int, bar:UOp, when:UOp|None=None) -> UOp:
   """Start copying the tile of rows y.. of plane z of the 3-d tensor map at tmap (coordinates: column, row, plane; its box 64 columns
   by dst.rows rows, 128-byte swizzled; rows past the tensor's arrive as zeros) into dst, which stores it in atoms of 64 columns; its
-  bytes counted on the mbarrier bar. Issued by thread 0. Returns the copy; wait_bulk makes it visible to every thread."""
+  bytes counted on the mbarrier bar. Issued by thread 0, only where `when` (None: always): a copy nothing will wait for must not be
+  issued, since it could land after the block has exited, in another block's LDS. Returns the copy; wait_bulk makes it visible to
+  every thread."""
   assert dst.atom == 64, "bulk copies land in 128-byte swizzle atoms"
   nbytes, boxes = dst.rows * dst.cols * dst.buf.dtype.itemsize, dst.cols // dst.atom
   y, z = (UOp.const(x, dtypes.int) if isinstance(x, int) else x for x in (y, z))
   # a loop over the boxes, of two trips at least: an inline statement survives as a dependency only at a loop's END (see _pieces)
   it = blk.range(max(boxes, 2))
-  elect = blk.tid.eq(0) if boxes >= 2 else blk.tid.eq(0) & it.eq(0)
+  elect = all_of(blk.tid.eq(0), it.eq(0) if boxes < 2 else None, when)
   return blk.target.tma.copy(dst.at(0, it * dst.atom), tmap, it * dst.atom, y, z, bar, nbytes, elect, it.eq(0)).end(it)
 
 def wait_bulk(blk:Block, dst:Smem, bar:UOp, parity:UOp, *deps:UOp) -> Smem:
