@@ -11,8 +11,8 @@ from fa_uop.config import FwdConfig
 from fa_uop.mods import Mods, TilePlan
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
-from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords,
-                          mma, wgmma_tile, a_operand, lane_reduce, rows_at)
+from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, frag_a, frags_b,
+                          acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, a_operand, lane_reduce, rows_at)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
 
@@ -31,8 +31,8 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   log domain; interior: an unmasked tile, whose keys the plan guarantees real);
   in a masked tile a block row sees a key where keep(row, key). Returns the output accumulator, row max (log2 domain), the
   full row sums and Q's LDS tile, free once the loop is done (store_rows stages the output through it).
-  bulk: (pointers to K's tensor map and V's, the plane): K and V come by the target's bulk tensor copies (Hopper's TMA; key n0 of the tile at row n0
-  of that plane, the keys dense in k and v), not by copy_tile."""
+  bulk: (pointers to K's tensor map and V's, the plane): K and V come by the target's bulk tensor copies (Hopper's TMA; key n0 of the
+  tile at row n0 of that plane, the keys dense in k and v), not by copy_tile."""
   target = blk.target
   D = q.shape[-1]
   BM, BN = cfg.block_m, cfg.block_n
@@ -186,7 +186,7 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   lse: (B, H, Nq) float32 out, the natural-log row logsumexp, or None. causal masks key j > query i (top-left aligned); mods
   (fa_uop.mods.Mods, its causal in place of causal) adds windows, softcap and score and mask mods reading the buffers args;
   with a mask_mod the last three args are its block map for BLOCK_M x BLOCK_N tiles (fa_uop.blockmap.block_map). tma: K and V come
-  by Hopper's bulk tensor copies, from the tensor maps then in the last arg (32 uint64: K's, V's; fa_uop.api.tensor_maps).
+  by Hopper's bulk tensor copies, from the tensor maps then in the last arg (32 uint64: K's, V's; flash_tma_maps).
   One block per BLOCK_M query rows of one head."""
   mods = mods or Mods(causal=causal)
   B, H, Nq, D = q.shape
