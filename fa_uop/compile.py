@@ -55,6 +55,7 @@ def lds_hazards(lst:list[UOp]) -> list[str]:
   zero times. The emulator runs a block in lockstep and cannot see these races; this finds them statically."""
   out: list[str] = []
   written: set[UOp] = set()
+  landed = lambda v: (v - {"g"}) | ({"w"} if "g" in v else set())
   ends = {u.src[1]: i for i, u in enumerate(lst) if u.op is Ops.END}
   def walk(lo:int, hi:int, pend:dict) -> dict:
     i = lo
@@ -67,9 +68,8 @@ def lds_hazards(lst:list[UOp]) -> list[str]:
         pend = {b: pend.get(b, set()) | body.get(b, set()) for b in set(pend) | set(body)}
         i = ends[u]
       elif (kind:=_access(u)) == "C": pend = {b: (v - {"a"}) | ({"g"} if "a" in v else set()) for b, v in pend.items()}
-      elif kind == "W": pend = {b: (v - {"g"}) | ({"w"} if "g" in v else set()) for b, v in pend.items()}
-      elif kind == "B":   # an mbarrier's wait covers its own tile's copies only (the mbarriers are never read as data)
-        pend = {b: (v - {"g"}) | ({"w"} if "g" in v else set()) if b in _lds(u) else v for b, v in pend.items()}
+      # a wait turns committed async writes into plain ones: cp.async's covers every tile, an mbarrier's only its own tile's bulk copies
+      elif kind in ("W", "B"): pend = {b: landed(v) if kind == "W" or b in _lds(u) else v for b, v in pend.items()}
       elif kind is not None:
         for b in _lds(u):
           if kind == "r" and b not in written: out.append(f"read of LDS slot {b.arg.slot} that nothing wrote before, at uop {i}")

@@ -49,14 +49,15 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   # prologue: Q and the first K tile in flight together
   q_s, k_s, v_s = (smem(blk, n, D, q.dtype, atom=64 if wg else 0) for n in (BM, BN, BN))
   # where there may be no tile at all (an empty split), the first one's copy reads nothing
-  first_rows = nk - n0_of(0) if isinstance(total, int) or total.vmin >= 1 else (total > 0).where(nk - n0_of(0), 0)
+  any_tile = None if isinstance(total, int) or total.vmin >= 1 else total > 0
   assert bulk is None or (wg and run is None), "bulk copies land in wgmma's swizzle atoms, from dense rows"
   if bulk is not None:   # a tile waited for with no rows reads rows from nk on, all past the tensor map's: its box arrives as zeros
     bars = mbarriers(blk, 2, bulk[0], bulk[1])   # K's and V's; a tile's phase is its position's parity (each barrier completes once a trip)
-    kv_copy = lambda t, n0, ok, prev, when=None: bulk_copy_tile(blk, t.after(prev), bulk[t is v_s], n0 if ok is None else ok.where(n0, nk),
-                                                                   bulk[2], bars.index(int(t is v_s)), when)
-    first_k = kv_copy(k_s, n0_of(0), None if isinstance(total, int) or total.vmin >= 1 else total > 0, bars)
-  else: first_k = copy_tile(blk, k_s, kg, tile(0), first_rows, variant=1, run=run)
+    # tile j (0: K, 1: V) from key n0 where ok (None: always), after prev; issued only where `when`
+    kv_copy = lambda j, n0, ok, prev, when=None: bulk_copy_tile(blk, (k_s, v_s)[j].after(prev), bulk[j], n0 if ok is None else ok.where(n0, nk),
+                                                                   bulk[2], bars.index(j), when)
+    first_k = kv_copy(0, n0_of(0), any_tile, bars)
+  else: first_k = copy_tile(blk, k_s, kg, tile(0), nk - n0_of(0) if any_tile is None else any_tile.where(nk - n0_of(0), 0), variant=1, run=run)
   q_s = wait_tile(blk, q_s, copy_tile(blk, q_s, qg, q_rows, nq), first_k)
   # Q's A fragments stay in registers for the whole loop where a warp has one m-tile. With more they do not fit beside the output
   # accumulator (at 128x32x4, D=128: 255 registers and spills), so each K-step reads them from Q's LDS tile, as FlashAttention-2 does
@@ -89,8 +90,8 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     real = p < plan.n_masked if masked and phantom else None
     n0 = (plan.carried(tx[0]) if carry else plan.tile(p)) * BN
     if bulk is not None:
-      kt = wait_bulk(blk, k_s, bars.index(0), p % 2, it, *after)
-      vc = kv_copy(v_s, n0, real, kt.buf)
+      kt = wait_bulk(blk, k_s, bars.index(0), phase:=p % 2, it, *after)
+      vc = kv_copy(1, n0, real, kt.buf)
     else:
       kt = wait_tile(blk, k_s, it, *after)
       vc = copy_tile(blk, v_s.after(kt.buf), vg, tile_rows(n0), (nk - n0 if real is None else real.where(nk - n0, 0)) if masked else None,
@@ -129,10 +130,10 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
                     (a_rows:=rows_view(blk, acc)).store(a_rows * alpha.reshape(nrows, 1).expand(a_rows.shape)))
     acc = acc.after(upd)
     # V_p must have landed, and every warp be done reading K_p before K_{p+1} overwrites it
-    vt = wait_tile(blk, v_s.after(vc), s_done) if bulk is None else wait_bulk(blk, v_s.after(vc), bars.index(1), p % 2, s_done)
+    vt = wait_tile(blk, v_s.after(vc), s_done) if bulk is None else wait_bulk(blk, v_s.after(vc), bars.index(1), phase, s_done)
     n1 = (plan.carried(tx[1]) if carry else plan.tile(p + 1)) * BN
     kc = copy_tile(blk, k_s.after(vt.buf), kg, tile_rows(n1), (p + 1 < total).where(BN, 0), variant=variant + 1, run=run) if bulk is None else \
-      kv_copy(k_s, n1, None, vt.buf, when=p + 1 < total)   # past the last tile: none (nothing waits for it)
+      kv_copy(0, n1, None, vt.buf, when=p + 1 < total)   # past the last tile: none (nothing waits for it)
     if carry: acc = acc.after(kc, UOp.group((tu:=tix.after(vc, kc))[0].store(tx[1]), tu[1].store(plan.index(p + 2))))
     else: acc = acc.after(kc)
     # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout)

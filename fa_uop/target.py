@@ -85,12 +85,12 @@ class Target:
 @dataclass(frozen=True)
 class TMA:
   """Bulk tensor copies (cp.async.bulk.tensor) from a 3-d tensor map in global memory (CUtensorMap: 128 bytes, 64-byte aligned) into
-  LDS in 128-byte swizzle atoms, each copy's completion counted in bytes on an mbarrier in LDS. init(bar, n, elect): n barriers of
-  one arrival each, set up by the thread where elect; copy(dst, tmap, x, y, z, bar, nbytes, elect, first): one box at coordinates
-  (x, y, z) into dst by the thread where elect, which first (where first: a tile's first box) tells the barrier to expect nbytes (the
-  tile's boxes together); wait(bar, parity, anchor): every thread waits for the barrier's phase of that parity to complete.
-  init(bar, n, elect, *tmaps) also acquires the tensor maps the copies will read. point(tmap, src): a kernel's statement that points
-  the tensor map at tmap (written as a template before, in program order) to the global buffer src."""
+  LDS in 128-byte swizzle atoms, each copy's completion counted in bytes on an mbarrier in LDS. init(bar, n, elect, *tmaps): n
+  barriers of one arrival each, set up by the thread where elect, which also acquires the tensor maps the copies will read;
+  copy(dst, tmap, x, y, z, bar, nbytes, elect, first): one box at coordinates (x, y, z) into dst by the thread where elect, which first
+  (where first: a tile's first box) tells the barrier to expect nbytes (the tile's boxes together); wait(bar, parity, anchor): every
+  thread waits for the barrier's phase of that parity to complete; point(tmap, src): a kernel's statement that points the tensor map
+  at tmap (written as a template before, in program order) to the global buffer src."""
   init: Callable[..., UOp]
   copy: Callable[..., UOp]
   wait: Callable[[UOp, UOp, UOp], UOp]
