@@ -7,7 +7,7 @@ from fa_uop import tune, shard
 from fa_uop.backward import flash_bwd_delta, flash_bwd_dkdv, flash_bwd_dq
 from fa_uop.config import BwdConfig, FwdConfig, default_bwd_configs, default_decode_config, decode_splits
 from fa_uop.decode import flash_decode, flash_combine, flash_kv_write
-from fa_uop.forward import flash_fwd, flash_tma_maps, by_wgmma
+from fa_uop.forward import flash_fwd, flash_tma_maps
 from fa_uop.mods import Mods, stand_ins, args_read, only_read
 from fa_uop.blockmap import block_map, RESIDENT
 from fa_uop.target import Target, target_for, multiprocessors, tensor_map_template
@@ -85,8 +85,10 @@ def _fwd_builder(target:Target, cfg:FwdConfig, mods:Mods, scale:float|None, tma:
   return functools.cache(lambda *ps: flash_fwd(*ps, target=target, cfg=cfg, scale=scale, mods=mods, tma=tma))
 
 def _uses_tma(target:Target, cfg:FwdConfig, q:Tensor) -> bool:
-  """K and V by Hopper's bulk tensor copies: an experiment while FA_UOP_TMA=1 (docs/perf.md), on one device, where wgmma runs"""
-  return os.environ.get("FA_UOP_TMA") == "1" and target.tma is not None and isinstance(q.device, str) and by_wgmma(target, cfg, q.shape[3])
+  """K and V by Hopper's bulk tensor copies: where the config asks (the tuner tries both) or FA_UOP_TMA=1 forces them (0: never; A/B
+  runs), where wgmma runs, on one device (a sharded call's devices would each need maps of their own: cp.async there)"""
+  want = cfg.tma if (env:=os.environ.get("FA_UOP_TMA")) not in ("0", "1") else env == "1"
+  return want and target.tma is not None and isinstance(q.device, str) and cfg.by_wgmma(target, q.shape[3])
 
 @functools.cache
 def _tma_template(device:str, dtype, D:int, Nk:int, planes:int, rows:int) -> Tensor:

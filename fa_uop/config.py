@@ -3,6 +3,7 @@ and the tuner (fa_uop.tune) picks among the candidates by timing them."""
 from __future__ import annotations
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 from fa_uop.target import Target
 
 @dataclass(frozen=True)
@@ -13,6 +14,12 @@ class FwdConfig:
   # blocks per multiprocessor the compiler is asked to fit (registers ≤ what that many leave each), where the target's renderer
   # takes it (Target.min_blocks); 0: the compiler's choice
   blocks: int = 0
+  # K and V by the target's bulk tensor copies (Hopper's TMA, one thread issuing a tile) where wgmma runs the products; on one device
+  tma: bool = False
+  def by_wgmma(self, target:Target, d:int) -> bool:
+    """whether the forward's products run by wgmma (each warpgroup 64 query rows, LDS tiles in swizzle atoms): what bulk copies need"""
+    return target.wgmma is not None and self.warps % 4 == 0 and self.block_m == self.warps * target.mma[0] and d % 64 == 0 and \
+      self.block_n % 8 == 0 and self.block_n <= 256
   def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
     p_tile = 0 if target.mma_device == "CUDA" else self.block_m * self.block_n  # P goes through LDS where C and A layouts differ
     return itemsize * ((self.block_m + 2 * self.block_n) * d + p_tile)
@@ -30,8 +37,10 @@ class FwdConfig:
     if (n:=self.blocks):
       if not target.min_blocks: raise ValueError(f"{self}: blocks per multiprocessor ({n}) are not taken by {target.arch}'s renderer")
       if n < 0 or n * lds > target.lds_bytes: raise ValueError(f"{self}: {n} blocks of {lds} bytes of LDS do not fit {target.arch}'s {target.lds_bytes}")
+    if self.tma and (target.tma is None or not self.by_wgmma(target, d)): raise ValueError(f"{self}: bulk tensor copies need {target.arch}'s "
+                                                                                    "TMA and wgmma products (warpgroups of 64 rows, D a multiple of 64)")
     return target
-  def __str__(self) -> str: return f"{self.block_m}x{self.block_n}x{self.warps}" + (f"x{self.blocks}" if self.blocks else "")
+  def __str__(self) -> str: return f"{self.block_m}x{self.block_n}x{self.warps}" + (f"x{self.blocks}" if self.blocks else "") + ("t" if self.tma else "")
 
 @dataclass(frozen=True)
 class BwdConfig:
@@ -40,6 +49,7 @@ class BwdConfig:
   block_n: int = 32
   warps: int = 4
   blocks: int = 0   # blocks per multiprocessor asked of the compiler, as FwdConfig's
+  tma: ClassVar[bool] = False   # the backward's copies are the target's async copies
   def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
     ds_tiles = 0 if target.mma_device == "CUDA" else 4 * self.block_m * self.block_n  # P and dS through LDS, per KV stage
     return itemsize * (2 * (self.block_m + self.block_n) * d + ds_tiles)
@@ -57,9 +67,12 @@ def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
 # what the tuner tries; each is checked per target and head dim, so a target gets those its LDS holds: 128x64x4 and 128x128x8 take 80
 # and 128 KB at D=128 (of those here only gfx950's 160 KB), less at smaller head dims. 128x32x4 (two m-tiles per warp, Q's fragments
 # read from LDS) is the H100's fastest for the document mask, 64x32x4 for causal (docs/perf.md, 2026-11-24); with wgmma 128x128x8 for
-# causal and 64x64x4 in 3 blocks an SM (168 registers) for the document mask (2026-11-24); 64x128x4 at D=64 (2026-11-25, third session)
+# causal and 64x64x4 in 3 blocks an SM (168 registers) for the document mask (2026-11-24); 64x128x4 at D=64 (2026-11-25, third session).
+# Bulk tensor copies (tma) measured faster at D=128 on long sequences only (+2-4%; slower at D=64 and short ones: 2026-11-25, fifth
+# session), so the tuner tries the wgmma configs both ways
 CANDIDATES = (FwdConfig(64, 32, 4), FwdConfig(64, 64, 4), FwdConfig(128, 32, 8), FwdConfig(128, 64, 8), FwdConfig(64, 16, 4),
-              FwdConfig(128, 64, 4), FwdConfig(128, 128, 8), FwdConfig(128, 32, 4), FwdConfig(64, 64, 4, 3), FwdConfig(64, 128, 4))
+              FwdConfig(128, 64, 4), FwdConfig(128, 128, 8), FwdConfig(128, 32, 4), FwdConfig(64, 64, 4, 3), FwdConfig(64, 128, 4),
+              FwdConfig(64, 64, 4, tma=True), FwdConfig(128, 128, 8, tma=True), FwdConfig(64, 128, 4, tma=True))
 
 def candidates(target:Target, d:int) -> list[FwdConfig]:
   def ok(c:FwdConfig) -> bool:

@@ -16,11 +16,6 @@ from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, copy_tile, wait_ti
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
 
-def by_wgmma(target:Target, cfg:FwdConfig, D:int) -> bool:
-  """whether attend's products run by wgmma (each warpgroup 64 query rows, LDS tiles in swizzle atoms): what bulk copies need"""
-  return target.wgmma is not None and cfg.warps % 4 == 0 and cfg.block_m == cfg.warps * target.mma[0] and D % 64 == 0 and \
-    cfg.block_n % 8 == 0 and cfg.block_n <= 256
-
 def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp], UOp], nq:UOp|int, tile_rows:Callable[[UOp], Callable[[UOp], UOp]],
            run:int|None, nk:UOp|int, plan:TilePlan, scale:float, keep:Callable[[UOp, UOp], UOp],
            score:Callable[..., UOp]|None=None, bulk:tuple[UOp, UOp, UOp]|None=None) -> tuple[UOp, UOp, UOp]:
@@ -45,7 +40,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
 
   # Hopper: S = Q·Kᵀ and O += P·V by wgmma (P from registers), the LDS tiles stored in its swizzle atoms, each warpgroup (4 warps of
   # one m-tile) its 64 rows
-  wg = by_wgmma(target, cfg, D)
+  wg = cfg.by_wgmma(target, D)
   # prologue: Q and the first K tile in flight together
   q_s, k_s, v_s = (smem(blk, n, D, q.dtype, atom=64 if wg else 0) for n in (BM, BN, BN))
   # where there may be no tile at all (an empty split), the first one's copy reads nothing

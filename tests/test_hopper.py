@@ -3,7 +3,7 @@ in 128-byte swizzle atoms. The emulator runs the twin (mma.sync fragments of the
 sm_90a, and on an H100 or H200 (DEV=CUDA, marker gpu) it runs through tinygrad with the compiler switched to sm_90a."""
 import functools, shutil
 import numpy as np, pytest
-from tinygrad import Tensor, Device, dtypes
+from tinygrad import Tensor, Device, Context, dtypes
 from tinygrad.uop.ops import KernelInfo
 from fa_uop import SM90A
 from fa_uop.target import hopper
@@ -149,18 +149,29 @@ def test_forward_with_tma_builds_for_sm_90a(D, causal):
   assert compile_source(render(flash_tma_maps(*maps, target=SM90A), "sm_90a"), "sm_90a").count("tensormap.replace.tile.global_address") == 2
 
 def test_tma_only_where_asked_and_built():
-  """bulk copies are an experiment (FA_UOP_TMA=1) of the Hopper target's wgmma forward: never on the emulator's twin or sm_80's path"""
-  from fa_uop import FwdConfig
+  """bulk copies are a config's choice (tma, which the tuner tries on Hopper's wgmma configs) or forced by FA_UOP_TMA=1/0: never on the
+  emulator's twin, sm_80's path, a head dim wgmma does not run or a sharded call; a config asking for them where they cannot run is a
+  ValueError before any kernel is built"""
+  from fa_uop import FwdConfig, flash_attention
   from fa_uop.api import _uses_tma
+  from fa_uop.config import candidates
   from fa_uop.target import SM80
   q = Tensor.empty(1, 1, 64, 128, dtype=dtypes.half)
+  t = FwdConfig(64, 64, 4, tma=True)
+  assert _uses_tma(SM90A, t, q) and not _uses_tma(SM90A, FwdConfig(64, 64, 4), q) and str(t) == "64x64x4t"
+  assert not _uses_tma(SM90A, t, Tensor.empty(1, 1, 64, 128, dtype=dtypes.half, device=("PYTHON:0", "PYTHON:1")))
+  assert t in candidates(SM90A, 128) and t not in candidates(SM90A, 96) and not any(c.tma for c in candidates(SM80, 128) + candidates(SM90A.portable(), 128))
+  for target, d in ((SM90A, 96), (SM80, 128), (SM90A.portable(), 128)):
+    with pytest.raises(ValueError, match="bulk tensor copies"): t.check(target, d)
+  with Context(DEV="PYTHON::sm_80"), pytest.raises(ValueError, match="bulk tensor copies"):
+    flash_attention(*[Tensor.empty(1, 1, 64, 128, dtype=dtypes.half)] * 3, config=t)
   with pytest.MonkeyPatch.context() as mp:
     mp.setenv("FA_UOP_TMA", "1")
     assert _uses_tma(SM90A, FwdConfig(64, 64, 4), q) and not _uses_tma(SM90A, FwdConfig(64, 32, 2), q)
     assert not _uses_tma(SM90A.portable(), FwdConfig(64, 64, 4), q) and not _uses_tma(SM80, FwdConfig(64, 64, 4), q)
     assert not _uses_tma(SM90A, FwdConfig(64, 64, 4), Tensor.empty(1, 1, 64, 96, dtype=dtypes.half))
     mp.setenv("FA_UOP_TMA", "0")
-    assert not _uses_tma(SM90A, FwdConfig(64, 64, 4), q)
+    assert not _uses_tma(SM90A, FwdConfig(64, 64, 4), q) and not _uses_tma(SM90A, t, q)
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
