@@ -7,7 +7,7 @@ WINDOW=left,right (a side "none" or empty: unbounded), SOFTCAP=c, MASK=document|
 DOCS documents per packed sequence, default 4; ALiBi slopes 2^(-8(h+1)/H) as a score_mod; key lengths per batch entry in
 [NK/2, NK]): TFLOPS then count only the pairs kept, and the check is against a float32 reference with the same modifications,
 MODE (fwd, bwd, fwdbwd or a comma list of them: the backward is timed from a saved forward, TFLOPS 2.5x the forward's FLOPs),
-CONFIG (BMxBNxWARPS[xBLOCKS per SM], else the tuner's choice), BWD_CONFIG (the backward's, for dK/dV and dQ: one, or two
+CONFIG (BMxBNxWARPS[xBLOCKS per SM][t: bulk tensor copies], else the tuner's choice), BWD_CONFIG (the backward's, for dK/dV and dQ: one, or two
 comma-separated; else the defaults), SWEEP=1 (the FlashAttention-2 paper's grid: D in 64,128, H=2048/D,
 N in 1024,4096,16384, B=16384/N, causal and not; a table, JSON lines and a PNG plot under OUT, default ./out).
 With no GPU present it runs a small shape on tinygrad's emulator (DEV=PYTHON::sm_80). Exits non-zero if a check fails."""
@@ -248,7 +248,7 @@ def measure(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, case:Case, dtype_name:s
   Device[DEV].synchronize()
   compile_s = time.perf_counter() - st
   st = time.perf_counter()
-  cfg = FwdConfig(*map(int, c.split("x"))) if (c:=getenv("CONFIG", "")) else fwd_config_for(q, k, v, **kw)
+  cfg = FwdConfig.parse(c) if (c:=getenv("CONFIG", "")) else fwd_config_for(q, k, v, **kw)
   tune_s = time.perf_counter() - st
   call = lambda: flash_attention(q, k, v, config=cfg, **kw).realize()
   out = call()
@@ -425,7 +425,7 @@ def main() -> int:
   if "decode" in modes:
     if modes != ["decode"]: raise ValueError(f"MODE=decode runs alone, got {modes}")
     if getenv("SWEEP", 0): return sweep_decode(dtype_name, cnt, verify, peers, getenv("PAGE", 0))
-    cfg = FwdConfig(*map(int, c.split("x"))) if (c:=getenv("CONFIG", "")) else None
+    cfg = FwdConfig.parse(c) if (c:=getenv("CONFIG", "")) else None
     rows = measure_decode(B, H, getenv("HKV", DEFAULTS.get("HKV", H)), getenv("NQ", 1), getenv("NK", N), D, bool(getenv("CAUSAL", 0)),
                           getenv("PAGE", 0), dtype_name, cnt, verify, peers, getenv("NUM_SPLITS", 0), cfg)
   elif getenv("SWEEP", 0): return sweep(modes, dtype_name, cnt, verify, peers)

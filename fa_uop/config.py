@@ -41,6 +41,10 @@ class FwdConfig:
                                                                                     "TMA and wgmma products (warpgroups of 64 rows, D a multiple of 64)")
     return target
   def __str__(self) -> str: return f"{self.block_m}x{self.block_n}x{self.warps}" + (f"x{self.blocks}" if self.blocks else "") + ("t" if self.tma else "")
+  @staticmethod
+  def parse(s:str) -> FwdConfig:
+    """the config str() names, e.g. 64x64x4, 64x64x4x3, 64x64x4t"""
+    return FwdConfig(*map(int, s.removesuffix("t").split("x")), tma=s.endswith("t"))  # type: ignore[arg-type]
 
 @dataclass(frozen=True)
 class BwdConfig:

@@ -5,7 +5,11 @@ export FA_UOP_TUNE=0
 vb() { # name env...
   local n=$1; shift
   (env CNT=3 PEERS= VERIFY=1 "$@" timeout 200 python3 bench.py) > /tmp/$n.log 2>&1
-  echo "$n: rc=$? $(grep -E '^fa_uop' /tmp/$n.log | awk '{print $2}' | tr '\n' ' ') ok=$(grep -c ': ok' /tmp/$n.log) bad=$(grep -ci 'fail\|error' /tmp/$n.log) $(grep -o 'config [0-9x]*' /tmp/$n.log | head -1)" | tee -a $OUT/summary.txt
+  echo "$n: rc=$? $(grep -E '^fa_uop' /tmp/$n.log | awk '{print $2}' | tr '\n' ' ') ok=$(grep -c ': ok' /tmp/$n.log) bad=$(grep -ci 'fail\|error' /tmp/$n.log) $(grep -o 'config [0-9xt]*' /tmp/$n.log | head -1)" | tee -a $OUT/summary.txt
 }
 source scripts/hopper_cases.sh
 DEV=CUDA timeout 200 python3 -m pytest -q -p no:cacheprovider tests/test_hopper.py 2>&1 | tail -1 | tee -a $OUT/summary.txt
+# the tuner on Hopper (its candidates: the cp.async configs and the wgmma ones with bulk copies, tma): the config it keeps, verified,
+# and what it timed
+vb tuned128 FA_UOP_TUNE=1 FA_UOP_CACHE=/tmp/tune.json B=4 H=16 N=4096 D=128 CAUSAL=0 MODE=fwd
+python3 -c "import json; [print(k.split('|')[-1], v['config'], v['ms']) for k, v in json.load(open('/tmp/tune.json')).items()]" 2>&1 | tee -a $OUT/summary.txt

@@ -158,7 +158,7 @@ def test_tma_only_where_asked_and_built():
   from fa_uop.target import SM80
   q = Tensor.empty(1, 1, 64, 128, dtype=dtypes.half)
   t = FwdConfig(64, 64, 4, tma=True)
-  assert _uses_tma(SM90A, t, q) and not _uses_tma(SM90A, FwdConfig(64, 64, 4), q) and str(t) == "64x64x4t"
+  assert _uses_tma(SM90A, t, q) and not _uses_tma(SM90A, FwdConfig(64, 64, 4), q) and str(t) == "64x64x4t" and FwdConfig.parse(str(t)) == t
   assert not _uses_tma(SM90A, t, Tensor.empty(1, 1, 64, 128, dtype=dtypes.half, device=("PYTHON:0", "PYTHON:1")))
   assert t in candidates(SM90A, 128) and t not in candidates(SM90A, 96) and not any(c.tma for c in candidates(SM80, 128) + candidates(SM90A.portable(), 128))
   for target, d in ((SM90A, 96), (SM80, 128), (SM90A.portable(), 128)):
