@@ -16,13 +16,16 @@ class FwdConfig:
   blocks: int = 0
   # K and V by the target's bulk tensor copies (Hopper's TMA, one thread issuing a tile) where wgmma runs the products; on one device
   tma: bool = False
+  # with tma: warp specialisation, a producer warp issuing the copies into a ring of this many K and V slots (0: the consumers issue
+  # them, one K and one V tile)
+  ring: int = 0
   def by_wgmma(self, target:Target, d:int) -> bool:
     """whether the forward's products run by wgmma (each warpgroup 64 query rows, LDS tiles in swizzle atoms): what bulk copies need"""
     return target.wgmma is not None and self.warps % 4 == 0 and self.block_m == self.warps * target.mma[0] and d % 64 == 0 and \
       self.block_n % 8 == 0 and self.block_n <= 256
   def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
     p_tile = 0 if target.mma_device == "CUDA" else self.block_m * self.block_n  # P goes through LDS where C and A layouts differ
-    return itemsize * ((self.block_m + 2 * self.block_n) * d + p_tile)
+    return itemsize * ((self.block_m + 2 * self.block_n * max(self.ring, 1)) * d + p_tile)
   def check(self, target:Target, d:int) -> Target:
     """raise ValueError where this config cannot run at head dim d on target; else the description its kernels are built with (the
     target, or its narrow MMA where d or block_n, the K extents of the MMAs, are no multiple of the wide one's K)"""
@@ -39,12 +42,15 @@ class FwdConfig:
       if n < 0 or n * lds > target.lds_bytes: raise ValueError(f"{self}: {n} blocks of {lds} bytes of LDS do not fit {target.arch}'s {target.lds_bytes}")
     if self.tma and (target.tma is None or not self.by_wgmma(target, d)): raise ValueError(f"{self}: bulk tensor copies need {target.arch}'s "
                                                                                     "TMA and wgmma products (warpgroups of 64 rows, D a multiple of 64)")
+    if self.ring and (not self.tma or not 1 <= self.ring <= 4): raise ValueError(f"{self}: a producer warp's ring (1 to 4 slots) fills by bulk tensor copies (tma)")
     return target
-  def __str__(self) -> str: return f"{self.block_m}x{self.block_n}x{self.warps}" + (f"x{self.blocks}" if self.blocks else "") + ("t" if self.tma else "")
+  def __str__(self) -> str: return f"{self.block_m}x{self.block_n}x{self.warps}" + (f"x{self.blocks}" if self.blocks else "") + ("t" if self.tma else "") + \
+      (f"r{self.ring}" if self.ring else "")
   @staticmethod
   def parse(s:str) -> FwdConfig:
-    """the config str() names, e.g. 64x64x4, 64x64x4x3, 64x64x4t"""
-    return FwdConfig(*map(int, s.removesuffix("t").split("x")), tma=s.endswith("t"))  # type: ignore[arg-type]
+    """the config str() names, e.g. 64x64x4, 64x64x4x3, 64x64x4t, 64x64x4tr2"""
+    s, _, ring = s.partition("r")
+    return FwdConfig(*map(int, s.removesuffix("t").split("x")), tma=s.endswith("t"), ring=int(ring or 0))  # type: ignore[arg-type]
 
 @dataclass(frozen=True)
 class BwdConfig:

@@ -11,14 +11,14 @@ from fa_uop.config import FwdConfig
 from fa_uop.mods import Mods, TilePlan
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
-from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, frag_a, frags_b,
+from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, release, leave, frag_a, frags_b,
                           acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, a_operand, lane_reduce, rows_at)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
 
 def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp], UOp], nq:UOp|int, tile_rows:Callable[[UOp], Callable[[UOp], UOp]],
            run:int|None, nk:UOp|int, plan:TilePlan, scale:float, keep:Callable[[UOp, UOp], UOp],
-           score:Callable[..., UOp]|None=None, bulk:tuple[UOp, UOp, UOp]|None=None) -> tuple[UOp, UOp, UOp]:
+           score:Callable[..., UOp]|None=None, bulk:tuple[UOp, UOp, UOp]|None=None, ring:int=0) -> tuple[UOp, UOp, UOp]:
   """FlashAttention-2's loop for one block: its BLOCK_M query rows (row r at q_rows(r) of q, the first nq of them real) against
   the KV tiles of the plan, in its order (a stage of masked tiles, then one of unmasked ones). tile_rows(n0) gives where row r of
   the tile from key n0 lives in k and v, the keys stored densely in runs of `run` (None: all); nk keys are real. The scores
@@ -27,7 +27,9 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   in a masked tile a block row sees a key where keep(row, key). Returns the output accumulator, row max (log2 domain), the
   full row sums and Q's LDS tile, free once the loop is done (store_rows stages the output through it).
   bulk: (pointers to K's tensor map and V's, the plane): K and V come by the target's bulk tensor copies (Hopper's TMA; key n0 of the
-  tile at row n0 of that plane, the keys dense in k and v), not by copy_tile."""
+  tile at row n0 of that plane, the keys dense in k and v), not by copy_tile. ring (with bulk, on a block with a producer warp): warp
+  specialisation, the producer issuing every tile into a ring of that many K and V slots ahead of the consumers, who release each
+  slot on an mbarrier once read; else the consumers issue K_{p+1} and V_p themselves."""
   target = blk.target
   D = q.shape[-1]
   BM, BN = cfg.block_m, cfg.block_n
@@ -45,9 +47,30 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   q_s, k_s, v_s = (smem(blk, n, D, q.dtype, atom=64 if wg else 0) for n in (BM, BN, BN))
   # where there may be no tile at all (an empty split), the first one's copy reads nothing
   any_tile = None if isinstance(total, int) or total.vmin >= 1 else total > 0
+  # The emulator places values used both inside a loop and after it (a lane index of the row reductions) in the loop, so the masked
+  # loop always runs: where the block has no tile at all it runs once on a phantom tile that copies nothing and masks every key
+  # (tile_plan makes it the first stage whenever there is any tile).
+  phantom = (plan.total if isinstance(plan.total, int) else plan.total.vmin) < 1
+  n_run = (1 if isinstance(plan.n_masked, int) else plan.n_masked.maximum(1)) if phantom else plan.n_masked
   assert bulk is None or (wg and run is None), "bulk copies land in wgmma's swizzle atoms, from dense rows"
-  if bulk is not None:   # a tile waited for with no rows reads rows from nk on, all past the tensor map's: its box arrives as zeros
-    bars = mbarriers(blk, 2, bulk[0], bulk[1])   # K's and V's; a tile's phase is its position's parity (each barrier completes once a trip)
+  assert not ring or (bulk is not None and blk.producer), "a ring is filled by a producer warp's bulk copies"
+  if ring:
+    # barriers: K's and V's slots full (the producer's copies landed), then empty (every consumer thread done reading them)
+    k_s, v_s = (smem(blk, BN, D, q.dtype, atom=64, n=ring) for _ in range(2))
+    bars = mbarriers(blk, (1,) * 2 * ring + (blk.threads,) * 2 * ring, bulk[0], bulk[1], sync=True)
+    full, empty = (lambda j, slot: j * ring + slot), (lambda j, slot: (2 + j) * ring + slot)
+    # the producer warp steps through every position the consumers will (the phantom trip's tile: past the keys, zeros), copying K_p
+    # and V_p into slot p % ring once the consumers have released the tiles there before; then it leaves. The consumers skip its loop
+    pp = blk.range(blk.warp.eq(blk.warps).where(n_run + plan.n_free, 0))
+    slot, prev = pp % ring, bars
+    for j, t in enumerate((k_s, v_s)):
+      free = wait_bulk(blk, t.nth(slot).after(prev), bars.index(empty(j, slot)), (pp // ring + 1) % 2, sync=False, when=pp >= ring)
+      n0 = n0_of(pp) if not phantom else (pp < total).where(n0_of(pp), nk)
+      prev = bulk_copy_tile(blk, free, bulk[j], n0, bulk[2], bars.index(full(j, slot)))
+    first_k = leave(blk, blk.warp.eq(blk.warps), bars, prev.end(pp))
+    q_s = q_s.after(first_k)
+  elif bulk is not None:   # a tile waited for with no rows reads rows from nk on, all past the tensor map's: its box arrives as zeros
+    bars = mbarriers(blk, (1, 1), bulk[0], bulk[1])   # K's and V's; a tile's phase is its position's parity (each barrier completes once a trip)
     # tile j (0: K, 1: V) from key n0 where ok (None: always), after prev; issued only where `when`
     kv_copy = lambda j, n0, ok, prev, when=None: bulk_copy_tile(blk, (k_s, v_s)[j].after(prev), bulk[j], n0 if ok is None else ok.where(n0, nk),
                                                                    bulk[2], bars.index(j), when)
@@ -84,7 +107,10 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     p = p0 + it
     real = p < plan.n_masked if masked and phantom else None
     n0 = (plan.carried(tx[0]) if carry else plan.tile(p)) * BN
-    if bulk is not None:
+    if ring:   # the producer copies: K_p and V_p wait in slot p % ring, each slot's phase the parity of its use
+      slot, phase = p % ring, p // ring % 2
+      kt, vc = wait_bulk(blk, k_s.nth(slot), bars.index(full(0, slot)), phase, it, *after, sync=False), it
+    elif bulk is not None:
       kt = wait_bulk(blk, k_s, bars.index(0), phase:=p % 2, it, *after)
       vc = kv_copy(1, n0, real, kt.buf)
     else:
@@ -93,7 +119,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
                      variant=variant, run=run)
     # S = Q·Kᵀ, scaled into the log2 domain; V's copy is issued first so it overlaps this
     s = acc_tile(blk, WM // M, BN // N)
-    if wg: s = s.after(wgmma_tile(blk, s, q_s, kt.after(vc)))   # S = Q·Kᵀ (not +=): no zeroing
+    if wg: s = s.after(qk:=wgmma_tile(blk, s, q_s, kt.after(vc)))   # S = Q·Kᵀ (not +=): no zeroing
     else:
       s = s.after(s.after(vc).store(s.const_like(0)))
       s = s.after(mma(blk, s, q_a, lambda n0, kk: frags_b(blk, kt, n0, kk * K), D // K, a_reads=not q_in_regs))
@@ -125,25 +151,27 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
                     (a_rows:=rows_view(blk, acc)).store(a_rows * alpha.reshape(nrows, 1).expand(a_rows.shape)))
     acc = acc.after(upd)
     # V_p must have landed, and every warp be done reading K_p before K_{p+1} overwrites it
-    vt = wait_tile(blk, v_s.after(vc), s_done) if bulk is None else wait_bulk(blk, v_s.after(vc), bars.index(1), phase, s_done)
-    n1 = (plan.carried(tx[1]) if carry else plan.tile(p + 1)) * BN
-    kc = copy_tile(blk, k_s.after(vt.buf), kg, tile_rows(n1), (p + 1 < total).where(BN, 0), variant=variant + 1, run=run) if bulk is None else \
-      kv_copy(0, n1, None, vt.buf, when=p + 1 < total)   # past the last tile: none (nothing waits for it)
+    if ring:   # K's slot is released once S is in every thread's registers
+      vt = wait_bulk(blk, v_s.nth(slot), bars.index(full(1, slot)), phase, s_done, sync=False)
+      kc = release(blk, bars, empty(0, slot), qk)
+    else:
+      vt = wait_tile(blk, v_s.after(vc), s_done) if bulk is None else wait_bulk(blk, v_s.after(vc), bars.index(1), phase, s_done)
+      n1 = (plan.carried(tx[1]) if carry else plan.tile(p + 1)) * BN
+      kc = copy_tile(blk, k_s.after(vt.buf), kg, tile_rows(n1), (p + 1 < total).where(BN, 0), variant=variant + 1, run=run) if bulk is None else \
+        kv_copy(0, n1, None, vt.buf, when=p + 1 < total)   # past the last tile: none (nothing waits for it)
     if carry: acc = acc.after(kc, UOp.group((tu:=tix.after(vc, kc))[0].store(tx[1]), tu[1].store(plan.index(p + 2))))
     else: acc = acc.after(kc)
     # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout)
     p_a = a_operand(blk, s, blk.warp * WM, v.dtype)
-    if wg: return wgmma_tile(blk, acc, lambda kk: p_a(0, kk), vt, b_kn=True, add=True).end(it)
+    if wg:
+      pv = wgmma_tile(blk, acc, lambda kk: p_a(0, kk), vt, b_kn=True, add=True)
+      return (UOp.group(pv, release(blk, bars, empty(1, slot), pv)) if ring else pv).end(it)
     return mma(blk, acc, p_a, lambda n0, kk: frags_b(blk, vt, n0, kk * K, trans=True), BN // K).end(it)
 
   # Each stage, and what follows them, reads the state from the buffers themselves, after the init and the stages before:
   # tinygrad places an AFTER where it is first used, and the emulator skips the body of a loop that runs no time, so an AFTER
   # placed in one would never be made for what follows. A stage that can never run is not built.
-  # The emulator also places values used both inside a loop and after it (a lane index of the row reductions) in the loop, so
-  # the masked loop always runs: where the block has no tile at all it runs once on a phantom tile that copies nothing and
-  # masks every key (tile_plan makes it the first stage whenever there is any tile).
-  phantom = (plan.total if isinstance(plan.total, int) else plan.total.vmin) < 1
-  n_run = (1 if isinstance(plan.n_masked, int) else plan.n_masked.maximum(1)) if phantom else plan.n_masked
+  # (the masked loop always runs: see phantom above)
   dones: list[UOp] = []
   for p0, count, masked in ((0, n_run, True), (plan.n_masked, plan.n_free, False)):
     if (count if isinstance(count, int) else count.vmax) <= 0: continue
@@ -182,8 +210,8 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   lse: (B, H, Nq) float32 out, the natural-log row logsumexp, or None. causal masks key j > query i (top-left aligned); mods
   (fa_uop.mods.Mods, its causal in place of causal) adds windows, softcap and score and mask mods reading the buffers args;
   with a mask_mod the last three args are its block map for BLOCK_M x BLOCK_N tiles (fa_uop.blockmap.block_map). tma: K and V come
-  by Hopper's bulk tensor copies, from the tensor maps then in the last arg (32 uint64: K's, V's; flash_tma_maps).
-  One block per BLOCK_M query rows of one head."""
+  by Hopper's bulk tensor copies, from the tensor maps then in the last arg (32 uint64: K's, V's; flash_tma_maps), and with cfg.ring a
+  producer warp issues them (warp specialisation). One block per BLOCK_M query rows of one head."""
   mods = mods or Mods(causal=causal)
   B, H, Nq, D = q.shape
   Hkv, Nk = k.shape[1], k.shape[2]
@@ -192,7 +220,8 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   if tma: args, maps = args[:-1], flat(args[-1])
 
   args, grid, b, h, mb = launch(mods, args, B, H, math.ceil(Nq / BM), last_first=True)
-  blk = Block(target, cfg.warps)
+  ring = cfg.ring if tma else 0
+  blk = Block(target, cfg.warps, producer=ring > 0)
   m0 = mb * BM
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
   lim = (H - 1, Nq - 1, Nk - 1)
@@ -200,12 +229,12 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   acc, row_max, row_sum, q_s = attend(blk, cfg, q, k, v, rows_at(q_base, D), Nq - m0, lambda n0: rows_at(kv_base + n0 * D, D), None, Nk,
                                  plan, 1 / math.sqrt(D) if scale is None else scale,
                                  lambda row, key: mods.keep(b, h, m0 + row, key, Nk, args, lim), mods.score_fn(b, h, lambda row: m0 + row, args, lim),
-                                 (maps.index(0), maps.index(16), b * Hkv + h // (H // Hkv)) if tma else None)
+                                 (maps.index(0), maps.index(16), b * Hkv + h // (H // Hkv)) if tma else None, ring)
   stores = store_rows(blk, cfg, acc, row_max, row_sum, q_s, o, lambda r: q_base + r * D, lse, lambda r: (b * H + h) * Nq + m0 + r, Nq - m0)
   # The cost is stated, and the sink tagged as already optimized so tinygrad keeps it: derived symbolically over the
   # data-dependent loop bounds it is a graph deep enough to overflow Python's recursion when printed into the program's key.
   cost = Estimates(ops=4 * B * H * Nq * Nk * D // (2 if mods.causal else 1), mem=(2 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize)
-  info = BoundedKernel(name=mods.name("fa_fwd", D), opts_to_apply=(), estimates=cost, min_blocks=cfg.blocks)
+  info = BoundedKernel(name=mods.name("fa_fwd", D), opts_to_apply=(), estimates=cost, min_blocks=cfg.blocks, consumers=blk.threads if ring else 0)
   return UOp.group(*stores).end(blk.warp, blk.lane).end(*grid).sink(arg=info).rtag(1)
 
 def flash_tma_maps(tmpl:UOp, k:UOp, v:UOp, out:UOp, *, target:Target) -> UOp:

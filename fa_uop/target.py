@@ -85,24 +85,36 @@ class Target:
 @dataclass(frozen=True)
 class TMA:
   """Bulk tensor copies (cp.async.bulk.tensor) from a 3-d tensor map in global memory (CUtensorMap: 128 bytes, 64-byte aligned) into
-  LDS in 128-byte swizzle atoms, each copy's completion counted in bytes on an mbarrier in LDS. init(bar, n, elect, *tmaps): n
-  barriers of one arrival each, set up by the thread where elect, which also acquires the tensor maps the copies will read;
-  copy(dst, tmap, x, y, z, bar, nbytes, elect, first): one box at coordinates (x, y, z) into dst by the thread where elect, which first
-  (where first: a tile's first box) tells the barrier to expect nbytes (the tile's boxes together); wait(bar, parity, anchor): every
-  thread waits for the barrier's phase of that parity to complete; point(tmap, src): a kernel's statement that points the tensor map
-  at tmap (written as a template before, in program order) to the global buffer src."""
+  LDS in 128-byte swizzle atoms, each copy's completion counted in bytes on an mbarrier in LDS. init(bar, counts, elect, sync, *tmaps):
+  barriers expecting counts[i] arrivals each, set up by the thread where elect, which also acquires the tensor maps the copies will
+  read, then (sync) every thread of the block meets; copy(dst, tmap, x, y, z, bar, nbytes, elect, first): one box at coordinates
+  (x, y, z) into dst by the thread where elect, which first (where first: a tile's first box) tells the barrier to expect nbytes (the
+  tile's boxes together) and arrives; wait(bar, parity, anchor, when): the threads where `when` wait for the barrier's phase of that
+  parity to complete; arrive(bar, when): the threads where `when` arrive on the barrier; leave(anchor, when): those threads
+  exit (a producer warp done issuing copies; anchor, as the others', only orders it); point(tmap, src): a kernel's statement that points the tensor map at tmap (written as a
+  template before, in program order) to the global buffer src."""
   init: Callable[..., UOp]
   copy: Callable[..., UOp]
-  wait: Callable[[UOp, UOp, UOp], UOp]
+  wait: Callable[[UOp, UOp, UOp, UOp], UOp]
+  arrive: Callable[[UOp, UOp], UOp]
+  leave: Callable[[UOp, UOp], UOp]
   point: Callable[[UOp, UOp], UOp]
 
-def _cuda_tma_init(bar:UOp, n:int, elect:UOp, *tmaps:UOp) -> UOp:
+def _cuda_tma_init(bar:UOp, counts:tuple[int, ...], elect:UOp, sync:bool, *tmaps:UOp) -> UOp:
   # the tensor maps were written by another kernel through the generic proxy, and the copies may hold an older one in their descriptor
   # cache: the acquire orders and refreshes them
-  inits = "".join(f'asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"((unsigned)__cvta_generic_to_shared({{0}}) + {8 * i}));' for i in range(n))
+  inits = "".join(f'asm volatile("mbarrier.init.shared::cta.b64 [%0], {n};" :: "r"((unsigned)__cvta_generic_to_shared({{0}}) + {8 * i}));'
+                  for i, n in enumerate(counts))
   acq = "".join(f'asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: "l"({{{2 + i}}}) : "memory");' for i in range(len(tmaps)))
   return UOp(Ops.CUSTOM, dtypes.void, (bar, elect, *tmaps),
-             arg=f'if ({{1}}) {{{{ {inits} asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); {acq} }}}}')
+             arg=f'if ({{1}}) {{{{ {inits} asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); {acq} }}}}' +
+                 (' asm volatile("bar.sync 0;" ::: "memory");' if sync else ''))
+
+def _cuda_tma_arrive(bar:UOp, when:UOp) -> UOp:
+  return UOp(Ops.CUSTOM, dtypes.void, (bar, when), arg='if ({1}) asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: '
+             '"r"((unsigned)__cvta_generic_to_shared({0})) : "memory");')
+
+def _cuda_leave(anchor:UOp, when:UOp) -> UOp: return UOp(Ops.CUSTOM, dtypes.void, (anchor, when), arg="if ({1}) return;")
 
 def _cuda_tma_point(tmap:UOp, src:UOp) -> UOp:
   # a constant of src's type rides along unused, for its header (see _cuda_wgmma)
@@ -130,10 +142,11 @@ def _cuda_tma_copy(dst:UOp, tmap:UOp, x:UOp, y:UOp, z:UOp, bar:UOp, nbytes:int, 
   return UOp(Ops.CUSTOM, dtypes.void, (dst, tmap, x.cast(dtypes.int), y.cast(dtypes.int), z.cast(dtypes.int), bar, elect, first),
              arg=f"if ({{6}}) {{{{ {expect}{copy} }}}}")
 
-def _cuda_tma_wait(bar:UOp, parity:UOp, anchor:UOp) -> UOp:
+def _cuda_tma_wait(bar:UOp, parity:UOp, anchor:UOp, when:UOp|None=None) -> UOp:
   # the labels are local to the asm's braces, so each inlined copy has its own
-  return UOp(Ops.CUSTOM, dtypes.void, (bar, parity.cast(dtypes.int), anchor),
-             arg='asm volatile("{{\\n.reg .pred p;\\nfa_wait:\\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\\n@!p bra fa_wait;\\n}}" :: '
+  return UOp(Ops.CUSTOM, dtypes.void, (bar, parity.cast(dtypes.int), anchor, *([] if when is None else [when])),
+             arg=('' if when is None else 'if ({3}) ') +
+                 'asm volatile("{{\\n.reg .pred p;\\nfa_wait:\\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\\n@!p bra fa_wait;\\n}}" :: '
                  '"r"((unsigned)__cvta_generic_to_shared({0})), "r"({1}) : "memory");')
 
 def _scalar(u:UOp) -> UOp: return u.load() if u.op is Ops.INDEX else u
@@ -245,7 +258,7 @@ HOPPER_LDS, STATIC_LDS = 232448, 49152
 
 # Hopper (sm_90a): sm_80's mma.sync and copies, and wgmma for warpgroups
 SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, wgmma=_cuda_wgmma, multiprocessors=132,
-                min_blocks=True, tma=TMA(_cuda_tma_init, _cuda_tma_copy, _cuda_tma_wait, _cuda_tma_point))
+                min_blocks=True, tma=TMA(_cuda_tma_init, _cuda_tma_copy, _cuda_tma_wait, _cuda_tma_arrive, _cuda_leave, _cuda_tma_point))
 
 # RDNA4 wmma_f32_16x16x16 (gfx12): no duplicated operands; A and B hold k 0-3 and 8-11 of row (column) lane%16 in lanes 0-15, k 4-7
 # and 12-15 in lanes 16-31; C holds column lane%16, rows 8(lane//16)+e
@@ -302,8 +315,11 @@ class DynamicSmem:
 
 @dataclass(frozen=True)
 class BoundedKernel(KernelInfo):
-  """tinygrad's kernel info and the blocks per multiprocessor the compiler is asked to fit (0: its own choice), for MinBlocks"""
+  """tinygrad's kernel info and the blocks per multiprocessor the compiler is asked to fit (0: its own choice), for MinBlocks; and
+  the threads the block's barriers wait for (0: all), for FastMath: a warp-specialised kernel's consumers, whose producer warp meets
+  none of them"""
   min_blocks: int = 0
+  consumers: int = 0
 
 class FastMath:
   """A CUDA renderer mixin: in fa_uop's kernels (BoundedKernel info) a float exp2 is one `ex2.approx.ftz.f32` and a float max is fmaxf.
@@ -317,7 +333,10 @@ class FastMath:
     (UPat(Ops.WHERE, dtypes.float, (UPat(Ops.CMPLT, src=(UPat.var("a"), UPat.var("b"))), UPat.var("b"), UPat.var("a"))),
      lambda ctx, a, b: f"fmaxf({ctx[a]}, {ctx[b]})" if ctx.fast else None)]) + CUDARenderer.string_rewrite
   def render(self, uops:list[UOp]) -> str:
-    self.fast = any(u.op is Ops.SINK and isinstance(u.arg, BoundedKernel) for u in uops)
+    info = next((u.arg for u in uops if u.op is Ops.SINK and isinstance(u.arg, BoundedKernel)), None)
+    self.fast = info is not None
+    # a block barrier of a warp-specialised kernel: barrier 1 over its consumer threads (the producer warp never meets one)
+    self.barrier = f'asm volatile("bar.sync 1, {info.consumers};" ::: "memory");' if info is not None and info.consumers else "__syncthreads();"
     src = super().render(uops)  # type: ignore[misc]
     ex2 = '__device__ __forceinline__ float fa_ex2(float x) { float y; asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }'
     return f"{ex2}\n{src}" if self.fast and "fa_ex2(" in src else src

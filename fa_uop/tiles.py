@@ -12,17 +12,22 @@ from fa_uop.target import Target
 
 @dataclass
 class Block:
-  """One thread block: its target, warps and lanes, and the counters that keep range, buffer and name ids unique in a kernel."""
+  """One thread block: its target, warps and lanes, and the counters that keep range, buffer and name ids unique in a kernel. With a
+  producer (warp specialisation) one more warp follows the `warps` (the consumers, whose threads `threads` counts): it issues the bulk
+  copies and leaves (fa_uop.forward.attend), and every other tile function runs on the consumers only."""
   target: Target
   warps: int
+  producer: bool = False
   ids: Iterator[int] = field(default_factory=lambda: itertools.count(10))
   slots: Iterator[int] = field(default_factory=itertools.count)
   def __post_init__(self):
     assert self.warps & (self.warps - 1) == 0, f"warps={self.warps} must be a power of two"
-    self.warp = UOp.range(self.warps, next(self.ids), AxisType.LOCAL)
+    self.warp = UOp.range(self.warps + self.producer, next(self.ids), AxisType.LOCAL)
     self.lane = UOp.range(self.target.warp, -1, AxisType.WARP)
     self.tid = self.warp * self.target.warp + self.lane
     self.threads = self.warps * self.target.warp
+    # the thread that issues bulk copies: the producer warp's first, else thread 0
+    self.leader = self.tid.eq(self.threads if self.producer else 0)
   def range(self, n:int|UOp, kind=AxisType.LOOP) -> UOp: return UOp.range(n, next(self.ids), kind)
   def lds(self, shape:tuple[int, ...], dtype:DType) -> UOp:
     return UOp.placeholder(shape, dtype, slot=next(self.slots), addrspace=AddrSpace.LOCAL)
@@ -46,20 +51,23 @@ class Smem:
   rows: int
   cols: int
   atom: int = 0   # else: stored as column blocks of `atom` (64: 128-byte rows), each rows x atom: Hopper's 128-byte swizzle (wgmma)
+  base: UOp|int = 0   # where the tile starts in buf: the tiles of a ring (smem's n) follow one another
   def index(self, r:UOp|int, c:UOp|int) -> UOp|int:
-    if self.atom: return c // self.atom * (self.rows * self.atom) + r * self.atom + ((c % self.atom // 8) ^ (r % 8)) * 8 + c % 8
+    if self.atom: return self.base + c // self.atom * (self.rows * self.atom) + r * self.atom + ((c % self.atom // 8) ^ (r % 8)) * 8 + c % 8
     # XOR within aligned groups of g chunks (g: the largest power of two dividing the chunks per row, at most 8), so a chunk
     # never leaves its row; the XOR value changes every 8/g rows, which spreads any 8 consecutive rows over all 8 bank groups
     chunks = self.cols // 8
     g = min(8, chunks & -chunks)
-    return r * self.cols + ((c // 8) ^ (r // (8 // g) % g)) * 8 + c % 8
+    return self.base + r * self.cols + ((c // 8) ^ (r // (8 // g) % g)) * 8 + c % 8
   def at(self, r:UOp|int, c:UOp|int) -> UOp: return self.buf.index(self.index(r, c))
   def after(self, *deps:UOp) -> Smem: return replace(self, buf=self.buf.after(*deps))
+  def nth(self, i:UOp|int) -> Smem: return replace(self, base=i * self.rows * self.cols)   # tile i of a ring (smem's n)
 
-def smem(blk:Block, rows:int, cols:int, dtype:DType, atom:int=0) -> Smem:
+def smem(blk:Block, rows:int, cols:int, dtype:DType, atom:int=0, n:int=1) -> Smem:
+  """a rows x cols LDS tile (in swizzle atoms of `atom` columns, 0: XOR-swizzled rows), or the first of a ring of n (Smem.nth)"""
   assert cols % 8 == 0, f"LDS tile rows of {cols} elements are not whole 16-byte chunks"
   assert not atom or (atom == 64 and cols % atom == 0 and rows % 8 == 0), f"swizzle atoms of 64 columns and 8 rows, got {rows}x{cols}"
-  return Smem(blk.lds((rows * cols,), dtype), rows, cols, atom)
+  return Smem(blk.lds((n * rows * cols,), dtype), rows, cols, atom)
 
 # *** global -> LDS ***
 
@@ -123,31 +131,47 @@ def wait_tile(blk:Block, dst:Smem, *deps:UOp) -> Smem:
 
 # Hopper's bulk tensor copies: one thread issues a tile's boxes, an mbarrier counts their bytes, every thread waits on its phase
 
-def mbarriers(blk:Block, n:int, *tmaps:UOp) -> UOp:
-  """n mbarriers in LDS (one arrival each), set up by thread 0, for the target's bulk tensor copies (Target.tma) from the tensor maps
-  at tmaps (pointers into global memory)"""
+def mbarriers(blk:Block, counts:tuple[int, ...], *tmaps:UOp, sync:bool=False) -> UOp:
+  """mbarriers in LDS, barrier i expecting counts[i] arrivals, set up by thread 0, for the target's bulk tensor copies (Target.tma) from
+  the tensor maps at tmaps (pointers into global memory); sync: then every thread of the block meets (a producer warp's first use of
+  them comes before any block barrier)"""
   # 1 KB: with every LDS buffer a multiple of 1024 bytes, the swizzle atoms of tiles declared statically stay 1024-byte aligned
-  bar, it = blk.lds((max(n, 128),), dtypes.uint64), blk.range(2)   # a loop of one live trip: the statement survives at its END (see _pieces)
-  return bar.after(blk.target.tma.init(bar.index(0), n, blk.tid.eq(0) & it.eq(0), *tmaps).end(it))
+  bar, it = blk.lds((max(len(counts), 128),), dtypes.uint64), blk.range(2)   # a loop of one live trip: the statement survives at its END (see _pieces)
+  return bar.after(blk.target.tma.init(bar.index(0), counts, blk.tid.eq(0) & it.eq(0), sync, *tmaps).end(it))
 
 def bulk_copy_tile(blk:Block, dst:Smem, tmap:UOp, y:UOp|int, z:UOp|int, bar:UOp, when:UOp|None=None) -> UOp:
   """Start copying the tile of rows y.. of plane z of the 3-d tensor map at tmap (coordinates: column, row, plane; its box 64 columns
   by dst.rows rows, 128-byte swizzled; rows past the tensor's arrive as zeros) into dst, which stores it in atoms of 64 columns; its
-  bytes counted on the mbarrier bar. Issued by thread 0, only where `when` (None: always): a copy nothing will wait for must not be
-  issued, since it could land after the block has exited, in another block's LDS. Returns the copy; wait_bulk makes it visible to
-  every thread."""
+  bytes counted on the mbarrier bar. Issued by the block's leader, only where `when` (None: always): a copy nothing will wait for must
+  not be issued, since it could land after the block has exited, in another block's LDS. Returns the copy; wait_bulk makes it visible
+  to every thread."""
   assert dst.atom == 64, "bulk copies land in 128-byte swizzle atoms"
   nbytes, boxes = dst.rows * dst.cols * dst.buf.dtype.itemsize, dst.cols // dst.atom
   y, z = (UOp.const(x, dtypes.int) if isinstance(x, int) else x for x in (y, z))
   # a loop over the boxes, of two trips at least: an inline statement survives as a dependency only at a loop's END (see _pieces)
   it = blk.range(max(boxes, 2))
-  elect = all_of(blk.tid.eq(0), it.eq(0) if boxes < 2 else None, when)
+  elect = all_of(blk.leader, it.eq(0) if boxes < 2 else None, when)
   return blk.target.tma.copy(dst.at(0, it * dst.atom), tmap, it * dst.atom, y, z, bar, nbytes, elect, it.eq(0)).end(it)
 
-def wait_bulk(blk:Block, dst:Smem, bar:UOp, parity:UOp, *deps:UOp) -> Smem:
-  """dst once the bulk copy into it that completes bar's phase of this parity has landed, every thread past the wait (a barrier: the
-  tile's last reader is done before anything is copied into its other tile); deps as wait_tile's"""
-  return dst.after(blk.target.tma.wait(bar, parity, dst.buf.after(*deps).index(0)).barrier())
+def wait_bulk(blk:Block, dst:Smem, bar:UOp, parity:UOp, *deps:UOp, sync:bool=True, when:UOp|None=None) -> Smem:
+  """dst once the bulk copy into it that completes bar's phase of this parity has landed (the threads where `when`, None: all, wait);
+  sync: then every thread past the wait (a block barrier: the tile's last reader is done before anything is copied into its other
+  tile), else (a ring whose slots are released on mbarriers) each thread goes on from its own wait. deps as wait_tile's"""
+  if sync: return dst.after(blk.target.tma.wait(bar, parity, dst.buf.after(*deps).index(0)).barrier())
+  it = blk.range(2)   # a loop of one live trip: the statement survives at its END (see _pieces)
+  return dst.after(blk.target.tma.wait(bar, parity, dst.buf.after(*deps).index(0), all_of(it.eq(0), when)).end(it))
+
+def release(blk:Block, bars:UOp, i:UOp|int, *deps:UOp) -> UOp:
+  """every consumer thread arrives on mbarrier i of bars (counting blk.threads arrivals) once deps (its reads of a ring's slot) are
+  done: the producer may copy into that slot again"""
+  it = blk.range(2)   # a loop of one live trip: the statement survives at its END (see _pieces)
+  return blk.target.tma.arrive(bars.after(*deps).index(i), it.eq(0)).end(it)
+
+def leave(blk:Block, when:UOp, buf:UOp, *deps:UOp) -> UOp:
+  """the threads where `when` exit once deps are done (a producer warp that has issued its copies: buf, an LDS buffer, only carries
+  the order); the rest go on after this"""
+  it = blk.range(2)   # a loop of one live trip: the statement survives at its END (see _pieces)
+  return blk.target.tma.leave(buf.after(*deps).index(0), it.eq(0) & when).end(it)
 
 def store_tile(blk:Block, src:Smem, dst:UOp, row:Callable[[UOp], UOp], rows_valid:UOp|int) -> UOp:
   """copy_tile's reverse: store src to a flat global buffer (row r of the tile at element row(r)), 16 bytes per thread and step, its

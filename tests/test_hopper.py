@@ -257,3 +257,59 @@ def test_dq_fits_three_blocks(mask):
   sink = flash_bwd_dq(*[UOp.placeholder(sh, dt, i) for i, (sh, dt) in enumerate(shapes)], target=SM90A, cfg=cfg, mods=mods)
   res = cuda_resources(render(sink, "sm_90a"), "sm_90a")
   assert cfg.blocks == 3 and res["registers"] <= 65536 // (3 * 128) and res["spill_stores"] == 0 and res["stack"] == 0, res
+
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
+@pytest.mark.parametrize("c,D,causal", [("64x64x4tr2", 128, True), ("64x64x4tr1", 128, False), ("64x128x4tr2", 64, True), ("128x128x8tr2", 128, False)], ids=str)
+def test_warp_specialised_forward_builds_for_sm_90a(c, D, causal):
+  """warp specialisation (ring: a producer warp issuing K and V by bulk copies into a ring of slots): nvcc builds it for sm_90a with the
+  producer's loop (a wait for each slot's release, then the tile's boxes) and its exit before the consumers' code, every block barrier
+  a named one over the consumer threads (the producer never meets one; only the barriers' set-up meets all threads), each slot
+  waited for and released on mbarriers per stage, and no wgmma serialized"""
+  from tinygrad import UOp
+  from fa_uop import flash_fwd, FwdConfig
+  cfg = FwdConfig.parse(c)
+  sink = flash_fwd(*fwd_placeholders(D=D), UOp.placeholder((32,), dtypes.uint64, 5), target=SM90A, cfg=cfg, causal=causal, tma=True)
+  src = render(sink, "sm_90a")
+  ptx = compile_source(src, "sm_90a")
+  threads = cfg.warps * 32
+  assert "__syncthreads" not in src and src.count(f"bar.sync 1, {threads};") >= 3 and src.count("bar.sync 0;") == 1 and "return;" in src
+  assert src.index("cp.async.bulk.tensor") < src.index("return;") < src.index("cp.async.cg.shared.global")  # the producer's copies, then Q's
+  assert ptx.count("mbarrier.init.shared::cta.b64") == 4 * cfg.ring and ptx.count(f"mbarrier.init.shared::cta.b64 [%r") >= 1
+  # in the source (nvcc unrolls the producer's loop): its K and V copies, each after a wait for the slot's release, then per stage of
+  # the consumers (masked, free) a wait for K and V and a release of each
+  assert src.count("cp.async.bulk.tensor.3d") == 2 and src.count("mbarrier.arrive.shared::cta.b64") == 4
+  assert src.count("mbarrier.try_wait.parity.shared::cta.b64") == 2 + 4 and "cp.async.bulk.tensor.3d" in ptx
+  r = cuda_resources(src, "sm_90a")
+  assert r["wgmma_serialized"] == 0 and (r["spill_stores"] == 0 or c == "128x128x8tr2"), r
+
+def test_warp_specialised_configs_checked():
+  """a ring needs the bulk copies (tma), 1 to 4 slots; its LDS counts every slot"""
+  from fa_uop import FwdConfig
+  from fa_uop.target import SM80
+  assert str(FwdConfig(64, 64, 4, tma=True, ring=2)) == "64x64x4tr2" and FwdConfig.parse("64x64x4x3tr1") == FwdConfig(64, 64, 4, 3, True, 1)
+  for bad in (FwdConfig(64, 64, 4, ring=2), FwdConfig(64, 64, 4, tma=True, ring=5)):
+    with pytest.raises(ValueError, match="ring"): bad.check(SM90A, 128)
+  with pytest.raises(ValueError): FwdConfig(64, 64, 4, tma=True, ring=1).check(SM80, 128)
+  assert FwdConfig(64, 64, 4, tma=True, ring=2).lds_bytes(SM90A, 128) == 2 * (64 + 4 * 64) * 128
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("c,D", [("64x64x4tr1", 128), ("64x64x4tr2", 128), ("128x128x8tr2", 128), ("64x128x4tr2", 64)], ids=str)
+def test_warp_specialised_forward_on_hopper(c, D):
+  """on an H100 or H200: the warp-specialised forward (a producer warp filling a ring by bulk copies) against float64, causal and not,
+  GQA with tails on both sides; and a mask under which whole query blocks see no key (their one phantom tile: the producer's copy past
+  the keys, zeros), their rows 0 with logsumexp -inf"""
+  from fa_uop import flash_attention, FwdConfig
+  from fa_uop.reference import attention_ref
+  from conftest import assert_close
+  if not Device.DEFAULT.startswith("CUDA") or Device[Device.DEFAULT].renderer.target.arch != "sm_90": pytest.skip("needs DEV=CUDA on an H100 or H200")
+  r, cfg = np.random.default_rng(), FwdConfig.parse(c)
+  q, k, v = (Tensor(r.standard_normal(sh).astype(np.float32)).cast(dtypes.half).contiguous().realize() for sh in ((2, 4, 1000, D), (2, 2, 777, D), (2, 2, 777, D)))
+  qn, kn, vn = (t.float().numpy().astype(np.float64) for t in (q, k, v))
+  for causal in (False, True):
+    o, lse = flash_attention(q, k, v, causal=causal, return_lse=True, config=cfg)
+    assert_close(o.float().numpy().astype(np.float64), lse.numpy().astype(np.float64), *attention_ref(qn, kn, vn, causal), dtypes.half, f"causal={causal}")
+  o, lse = flash_attention(q, k, v, return_lse=True, config=cfg, mask_mod=lambda b, h, qi, kj: qi < 300)
+  o, lse = o.float().numpy().astype(np.float64), lse.numpy().astype(np.float64)
+  ref_o, ref_lse = attention_ref(qn[:, :, :300], kn, vn)
+  assert_close(o[:, :, :300], lse[:, :, :300], ref_o, ref_lse, dtypes.half, "mask")
+  assert (o[:, :, 300:] == 0).all() and (lse[:, :, 300:] == -np.inf).all()
