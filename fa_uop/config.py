@@ -59,7 +59,8 @@ class BwdConfig:
   block_n: int = 32
   warps: int = 4
   blocks: int = 0   # blocks per multiprocessor asked of the compiler, as FwdConfig's
-  tma: ClassVar[bool] = False   # the backward's copies are the target's async copies
+  tma: ClassVar[bool] = False   # the backward's copies are the target's async copies, issued by its own warps
+  ring: ClassVar[int] = 0
   def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
     ds_tiles = 0 if target.mma_device == "CUDA" else 4 * self.block_m * self.block_n  # P and dS through LDS, per KV stage
     return itemsize * (2 * (self.block_m + self.block_n) * d + ds_tiles)
