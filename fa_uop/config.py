@@ -79,11 +79,13 @@ def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
 # and 128 KB at D=128 (of those here only gfx950's 160 KB), less at smaller head dims. 128x32x4 (two m-tiles per warp, Q's fragments
 # read from LDS) is the H100's fastest for the document mask, 64x32x4 for causal (docs/perf.md, 2026-11-24); with wgmma 128x128x8 for
 # causal and 64x64x4 in 3 blocks an SM (168 registers) for the document mask (2026-11-24); 64x128x4 at D=64 (2026-11-25, third session).
-# Bulk tensor copies (tma) measured faster at D=128 on long sequences only (+2-4%; slower at D=64 and short ones: 2026-11-25, fifth
-# session), so the tuner tries the wgmma configs both ways
+# Bulk tensor copies (tma) measured faster at D=128 on long sequences only (+2-4%; slower at D=64 and short ones), and a producer
+# warp filling a ring (warp specialisation) on long causal ones only (+3% over tma at N=16384, -8% at N=4096 non-causal: 2026-11-25,
+# fifth session), so the tuner tries the wgmma configs both ways and 64x64x4 with a producer
 CANDIDATES = (FwdConfig(64, 32, 4), FwdConfig(64, 64, 4), FwdConfig(128, 32, 8), FwdConfig(128, 64, 8), FwdConfig(64, 16, 4),
               FwdConfig(128, 64, 4), FwdConfig(128, 128, 8), FwdConfig(128, 32, 4), FwdConfig(64, 64, 4, 3), FwdConfig(64, 128, 4),
-              FwdConfig(64, 64, 4, tma=True), FwdConfig(128, 128, 8, tma=True), FwdConfig(64, 128, 4, tma=True))
+              FwdConfig(64, 64, 4, tma=True), FwdConfig(128, 128, 8, tma=True), FwdConfig(64, 128, 4, tma=True),
+              FwdConfig(64, 64, 4, tma=True, ring=1), FwdConfig(64, 64, 4, tma=True, ring=2))
 
 def candidates(target:Target, d:int) -> list[FwdConfig]:
   def ok(c:FwdConfig) -> bool:

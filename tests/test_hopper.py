@@ -161,6 +161,7 @@ def test_tma_only_where_asked_and_built():
   assert _uses_tma(SM90A, t, q) and not _uses_tma(SM90A, FwdConfig(64, 64, 4), q) and str(t) == "64x64x4t" and FwdConfig.parse(str(t)) == t
   assert not _uses_tma(SM90A, t, Tensor.empty(1, 1, 64, 128, dtype=dtypes.half, device=("PYTHON:0", "PYTHON:1")))
   assert t in candidates(SM90A, 128) and t not in candidates(SM90A, 96) and not any(c.tma for c in candidates(SM80, 128) + candidates(SM90A.portable(), 128))
+  assert FwdConfig(64, 64, 4, tma=True, ring=1) in candidates(SM90A, 128)   # and with a producer warp (warp specialisation)
   for target, d in ((SM90A, 96), (SM80, 128), (SM90A.portable(), 128)):
     with pytest.raises(ValueError, match="bulk tensor copies"): t.check(target, d)
   with Context(DEV="PYTHON::sm_80"), pytest.raises(ValueError, match="bulk tensor copies"):
