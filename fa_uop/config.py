@@ -42,9 +42,11 @@ class FwdConfig:
       if n < 0 or n * lds > target.lds_bytes: raise ValueError(f"{self}: {n} blocks of {lds} bytes of LDS do not fit {target.arch}'s {target.lds_bytes}")
     if self.tma and (target.tma is None or not self.by_wgmma(target, d)): raise ValueError(f"{self}: bulk tensor copies need {target.arch}'s "
                                                                                     "TMA and wgmma products (warpgroups of 64 rows, D a multiple of 64)")
-    if self.ring and (not self.tma or not 1 <= self.ring <= 4): raise ValueError(f"{self}: a producer warp's ring (1 to 4 slots) fills by bulk tensor copies (tma)")
+    if self.ring and (not self.tma or not 1 <= self.ring <= 4):
+      raise ValueError(f"{self}: a producer warp's ring (1 to 4 slots) fills by bulk tensor copies (tma)")
     return target
-  def __str__(self) -> str: return f"{self.block_m}x{self.block_n}x{self.warps}" + (f"x{self.blocks}" if self.blocks else "") + ("t" if self.tma else "") + \
+  def __str__(self) -> str:
+    return f"{self.block_m}x{self.block_n}x{self.warps}" + (f"x{self.blocks}" if self.blocks else "") + ("t" if self.tma else "") + \
       (f"r{self.ring}" if self.ring else "")
   @staticmethod
   def parse(s:str) -> FwdConfig:

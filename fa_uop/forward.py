@@ -11,8 +11,8 @@ from fa_uop.config import FwdConfig
 from fa_uop.mods import Mods, TilePlan
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
-from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, release, leave, frag_a, frags_b,
-                          acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, a_operand, lane_reduce, rows_at)
+from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, release, leave,
+                          frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, a_operand, lane_reduce, rows_at)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
 
@@ -44,7 +44,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   # one m-tile) its 64 rows
   wg = cfg.by_wgmma(target, D)
   # prologue: Q and the first K tile in flight together
-  q_s, k_s, v_s = (smem(blk, n, D, q.dtype, atom=64 if wg else 0) for n in (BM, BN, BN))
+  q_s, k_s, v_s = (smem(blk, rows, D, q.dtype, atom=64 if wg else 0, n=n) for rows, n in ((BM, 1), (BN, max(ring, 1)), (BN, max(ring, 1))))
   # where there may be no tile at all (an empty split), the first one's copy reads nothing
   any_tile = None if isinstance(total, int) or total.vmin >= 1 else total > 0
   # The emulator places values used both inside a loop and after it (a lane index of the row reductions) in the loop, so the masked
@@ -56,7 +56,6 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   assert not ring or (bulk is not None and blk.producer), "a ring is filled by a producer warp's bulk copies"
   if ring:
     # barriers: K's and V's slots full (the producer's copies landed), then empty (every consumer thread done reading them)
-    k_s, v_s = (smem(blk, BN, D, q.dtype, atom=64, n=ring) for _ in range(2))
     bars = mbarriers(blk, (1,) * 2 * ring + (blk.threads,) * 2 * ring, bulk[0], bulk[1], sync=True)
     full, empty = (lambda j, slot: j * ring + slot), (lambda j, slot: (2 + j) * ring + slot)
     # the producer warp steps through every position the consumers will (the phantom trip's tile: past the keys, zeros), copying K_p
@@ -150,11 +149,10 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     upd = UOp.group(row_sum.store(row_sum * alpha + s_rows.sum(axis=1)), row_max.store(new_max),
                     (a_rows:=rows_view(blk, acc)).store(a_rows * alpha.reshape(nrows, 1).expand(a_rows.shape)))
     acc = acc.after(upd)
-    # V_p must have landed, and every warp be done reading K_p before K_{p+1} overwrites it
-    if ring:   # K's slot is released once S is in every thread's registers
+    if ring:   # V_p must have landed; K's slot is released once S is in every thread's registers
       vt = wait_bulk(blk, v_s.nth(slot), bars.index(full(1, slot)), phase, s_done, sync=False)
       kc = release(blk, bars, empty(0, slot), qk)
-    else:
+    else:   # V_p must have landed, and every warp be done reading K_p before K_{p+1} overwrites it
       vt = wait_tile(blk, v_s.after(vc), s_done) if bulk is None else wait_bulk(blk, v_s.after(vc), bars.index(1), phase, s_done)
       n1 = (plan.carried(tx[1]) if carry else plan.tile(p + 1)) * BN
       kc = copy_tile(blk, k_s.after(vt.buf), kg, tile_rows(n1), (p + 1 < total).where(BN, 0), variant=variant + 1, run=run) if bulk is None else \

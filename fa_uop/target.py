@@ -90,9 +90,9 @@ class TMA:
   read, then (sync) every thread of the block meets; copy(dst, tmap, x, y, z, bar, nbytes, elect, first): one box at coordinates
   (x, y, z) into dst by the thread where elect, which first (where first: a tile's first box) tells the barrier to expect nbytes (the
   tile's boxes together) and arrives; wait(bar, parity, anchor, when): the threads where `when` wait for the barrier's phase of that
-  parity to complete; arrive(bar, when): the threads where `when` arrive on the barrier; leave(anchor, when): those threads
-  exit (a producer warp done issuing copies; anchor, as the others', only orders it); point(tmap, src): a kernel's statement that points the tensor map at tmap (written as a
-  template before, in program order) to the global buffer src."""
+  parity to complete; arrive(bar, when): the threads where `when` arrive on the barrier; leave(anchor, when): those threads exit (a
+  producer warp done issuing copies; anchor, as wait's, only orders it); point(tmap, src): a kernel's statement that points the tensor
+  map at tmap (written as a template before, in program order) to the global buffer src."""
   init: Callable[..., UOp]
   copy: Callable[..., UOp]
   wait: Callable[[UOp, UOp, UOp, UOp], UOp]

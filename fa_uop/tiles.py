@@ -131,13 +131,19 @@ def wait_tile(blk:Block, dst:Smem, *deps:UOp) -> Smem:
 
 # Hopper's bulk tensor copies: one thread issues a tile's boxes, an mbarrier counts their bytes, every thread waits on its phase
 
+def _statement(blk:Block, make:Callable[[UOp], UOp]) -> UOp:
+  """an inline statement make(live) in a loop of one live trip (live: the first): a statement survives as a dependency only at the END
+  of a loop, and tinygrad removes a one-trip loop (see _pieces)"""
+  it = blk.range(2)
+  return make(it.eq(0)).end(it)
+
 def mbarriers(blk:Block, counts:tuple[int, ...], *tmaps:UOp, sync:bool=False) -> UOp:
   """mbarriers in LDS, barrier i expecting counts[i] arrivals, set up by thread 0, for the target's bulk tensor copies (Target.tma) from
   the tensor maps at tmaps (pointers into global memory); sync: then every thread of the block meets (a producer warp's first use of
   them comes before any block barrier)"""
   # 1 KB: with every LDS buffer a multiple of 1024 bytes, the swizzle atoms of tiles declared statically stay 1024-byte aligned
-  bar, it = blk.lds((max(len(counts), 128),), dtypes.uint64), blk.range(2)   # a loop of one live trip: the statement survives at its END (see _pieces)
-  return bar.after(blk.target.tma.init(bar.index(0), counts, blk.tid.eq(0) & it.eq(0), sync, *tmaps).end(it))
+  bar = blk.lds((max(len(counts), 128),), dtypes.uint64)
+  return bar.after(_statement(blk, lambda live: blk.target.tma.init(bar.index(0), counts, blk.tid.eq(0) & live, sync, *tmaps)))
 
 def bulk_copy_tile(blk:Block, dst:Smem, tmap:UOp, y:UOp|int, z:UOp|int, bar:UOp, when:UOp|None=None) -> UOp:
   """Start copying the tile of rows y.. of plane z of the 3-d tensor map at tmap (coordinates: column, row, plane; its box 64 columns
@@ -158,20 +164,17 @@ def wait_bulk(blk:Block, dst:Smem, bar:UOp, parity:UOp, *deps:UOp, sync:bool=Tru
   sync: then every thread past the wait (a block barrier: the tile's last reader is done before anything is copied into its other
   tile), else (a ring whose slots are released on mbarriers) each thread goes on from its own wait. deps as wait_tile's"""
   if sync: return dst.after(blk.target.tma.wait(bar, parity, dst.buf.after(*deps).index(0)).barrier())
-  it = blk.range(2)   # a loop of one live trip: the statement survives at its END (see _pieces)
-  return dst.after(blk.target.tma.wait(bar, parity, dst.buf.after(*deps).index(0), all_of(it.eq(0), when)).end(it))
+  return dst.after(_statement(blk, lambda live: blk.target.tma.wait(bar, parity, dst.buf.after(*deps).index(0), all_of(live, when))))
 
 def release(blk:Block, bars:UOp, i:UOp|int, *deps:UOp) -> UOp:
   """every consumer thread arrives on mbarrier i of bars (counting blk.threads arrivals) once deps (its reads of a ring's slot) are
   done: the producer may copy into that slot again"""
-  it = blk.range(2)   # a loop of one live trip: the statement survives at its END (see _pieces)
-  return blk.target.tma.arrive(bars.after(*deps).index(i), it.eq(0)).end(it)
+  return _statement(blk, lambda live: blk.target.tma.arrive(bars.after(*deps).index(i), live))
 
 def leave(blk:Block, when:UOp, buf:UOp, *deps:UOp) -> UOp:
   """the threads where `when` exit once deps are done (a producer warp that has issued its copies: buf, an LDS buffer, only carries
   the order); the rest go on after this"""
-  it = blk.range(2)   # a loop of one live trip: the statement survives at its END (see _pieces)
-  return blk.target.tma.leave(buf.after(*deps).index(0), it.eq(0) & when).end(it)
+  return _statement(blk, lambda live: blk.target.tma.leave(buf.after(*deps).index(0), live & when))
 
 def store_tile(blk:Block, src:Smem, dst:UOp, row:Callable[[UOp], UOp], rows_valid:UOp|int) -> UOp:
   """copy_tile's reverse: store src to a flat global buffer (row r of the tile at element row(r)), 16 bytes per thread and step, its
