@@ -56,7 +56,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   assert not ring or (bulk is not None and blk.producer), "a ring is filled by a producer warp's bulk copies"
   if ring:
     # barriers: K's and V's slots full (the producer's copies landed), then empty (every consumer thread done reading them)
-    bars = mbarriers(blk, (1,) * 2 * ring + (blk.threads,) * 2 * ring, bulk[0], bulk[1], sync=True)
+    bars = mbarriers(blk, (1,) * 2 * ring + (blk.threads,) * 2 * ring, bulk[0], bulk[1])
     full, empty = (lambda j, slot: j * ring + slot), (lambda j, slot: (2 + j) * ring + slot)
     # the producer warp steps through every position the consumers will (the phantom trip's tile: past the keys, zeros), copying K_p
     # and V_p into slot p % ring once the consumers have released the tiles there before; then it leaves. The consumers skip its loop

@@ -137,13 +137,13 @@ def _statement(blk:Block, make:Callable[[UOp], UOp]) -> UOp:
   it = blk.range(2)
   return make(it.eq(0)).end(it)
 
-def mbarriers(blk:Block, counts:tuple[int, ...], *tmaps:UOp, sync:bool=False) -> UOp:
+def mbarriers(blk:Block, counts:tuple[int, ...], *tmaps:UOp) -> UOp:
   """mbarriers in LDS, barrier i expecting counts[i] arrivals, set up by thread 0, for the target's bulk tensor copies (Target.tma) from
-  the tensor maps at tmaps (pointers into global memory); sync: then every thread of the block meets (a producer warp's first use of
-  them comes before any block barrier)"""
+  the tensor maps at tmaps (pointers into global memory); then every thread of the block meets, so none tests a barrier before it is
+  set up (compute-sanitizer's synccheck: "missing init" where a wait came before the first block barrier)"""
   # 1 KB: with every LDS buffer a multiple of 1024 bytes, the swizzle atoms of tiles declared statically stay 1024-byte aligned
   bar = blk.lds((max(len(counts), 128),), dtypes.uint64)
-  return bar.after(_statement(blk, lambda live: blk.target.tma.init(bar.index(0), counts, blk.tid.eq(0) & live, sync, *tmaps)))
+  return bar.after(_statement(blk, lambda live: blk.target.tma.init(bar.index(0), counts, blk.tid.eq(0) & live, live, *tmaps)))
 
 def bulk_copy_tile(blk:Block, dst:Smem, tmap:UOp, y:UOp|int, z:UOp|int, bar:UOp, when:UOp|None=None) -> UOp:
   """Start copying the tile of rows y.. of plane z of the 3-d tensor map at tmap (coordinates: column, row, plane; its box 64 columns
