@@ -54,26 +54,25 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   n_run = (1 if isinstance(plan.n_masked, int) else plan.n_masked.maximum(1)) if phantom else plan.n_masked
   assert bulk is None or (wg and run is None), "bulk copies land in wgmma's swizzle atoms, from dense rows"
   assert not ring or (bulk is not None and blk.producer), "a ring is filled by a producer warp's bulk copies"
+  # bulk copy of tile j (0: K, 1: V) from key n0 into dst, counted on barrier i, where ok (None: always; else past the keys, where a box
+  # arrives as zeros: a tile waited for with no rows); issued only where `when`
+  kv_copy = lambda j, dst, n0, ok, i, when=None: bulk_copy_tile(blk, dst, bulk[j], n0 if ok is None else ok.where(n0, nk), bulk[2], bars.index(i), when)
   if ring:
     # barriers: K's and V's slots full (the producer's copies landed), then empty (every consumer thread done reading them)
     bars = mbarriers(blk, (1,) * 2 * ring + (blk.threads,) * 2 * ring, bulk[0], bulk[1])
     full, empty = (lambda j, slot: j * ring + slot), (lambda j, slot: (2 + j) * ring + slot)
     # the producer warp steps through every position the consumers will (the phantom trip's tile: past the keys, zeros), copying K_p
     # and V_p into slot p % ring once the consumers have released the tiles there before; then it leaves. The consumers skip its loop
-    pp = blk.range(blk.warp.eq(blk.warps).where(n_run + plan.n_free, 0))
+    pp = blk.range(blk.producing.where(n_run + plan.n_free, 0))
     slot, prev = pp % ring, bars
     for j, t in enumerate((k_s, v_s)):
       free = wait_bulk(blk, t.nth(slot).after(prev), bars.index(empty(j, slot)), (pp // ring + 1) % 2, sync=False, when=pp >= ring)
-      n0 = n0_of(pp) if not phantom else (pp < total).where(n0_of(pp), nk)
-      prev = bulk_copy_tile(blk, free, bulk[j], n0, bulk[2], bars.index(full(j, slot)))
-    first_k = leave(blk, blk.warp.eq(blk.warps), bars, prev.end(pp))
-    q_s = q_s.after(first_k)
-  elif bulk is not None:   # a tile waited for with no rows reads rows from nk on, all past the tensor map's: its box arrives as zeros
+      prev = kv_copy(j, free, n0_of(pp), pp < total if phantom else None, full(j, slot))
+    first_k = leave(blk, blk.producing, bars, prev.end(pp))
+    q_s = q_s.after(first_k)   # Q's copy walks the consumers' threads only: the producer has left
+  elif bulk is not None:
     bars = mbarriers(blk, (1, 1), bulk[0], bulk[1])   # K's and V's; a tile's phase is its position's parity (each barrier completes once a trip)
-    # tile j (0: K, 1: V) from key n0 where ok (None: always), after prev; issued only where `when`
-    kv_copy = lambda j, n0, ok, prev, when=None: bulk_copy_tile(blk, (k_s, v_s)[j].after(prev), bulk[j], n0 if ok is None else ok.where(n0, nk),
-                                                                   bulk[2], bars.index(j), when)
-    first_k = kv_copy(0, n0_of(0), any_tile, bars)
+    first_k = kv_copy(0, k_s.after(bars), n0_of(0), any_tile, 0)
   else: first_k = copy_tile(blk, k_s, kg, tile(0), nk - n0_of(0) if any_tile is None else any_tile.where(nk - n0_of(0), 0), variant=1, run=run)
   q_s = wait_tile(blk, q_s, copy_tile(blk, q_s, qg, q_rows, nq), first_k)
   # Q's A fragments stay in registers for the whole loop where a warp has one m-tile. With more they do not fit beside the output
@@ -111,7 +110,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
       kt, vc = wait_bulk(blk, k_s.nth(slot), bars.index(full(0, slot)), phase, it, *after, sync=False), it
     elif bulk is not None:
       kt = wait_bulk(blk, k_s, bars.index(0), phase:=p % 2, it, *after)
-      vc = kv_copy(1, n0, real, kt.buf)
+      vc = kv_copy(1, v_s.after(kt.buf), n0, real, 1)
     else:
       kt = wait_tile(blk, k_s, it, *after)
       vc = copy_tile(blk, v_s.after(kt.buf), vg, tile_rows(n0), (nk - n0 if real is None else real.where(nk - n0, 0)) if masked else None,
@@ -156,7 +155,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
       vt = wait_tile(blk, v_s.after(vc), s_done) if bulk is None else wait_bulk(blk, v_s.after(vc), bars.index(1), phase, s_done)
       n1 = (plan.carried(tx[1]) if carry else plan.tile(p + 1)) * BN
       kc = copy_tile(blk, k_s.after(vt.buf), kg, tile_rows(n1), (p + 1 < total).where(BN, 0), variant=variant + 1, run=run) if bulk is None else \
-        kv_copy(0, n1, None, vt.buf, when=p + 1 < total)   # past the last tile: none (nothing waits for it)
+        kv_copy(0, k_s.after(vt.buf), n1, None, 0, when=p + 1 < total)   # past the last tile: none (nothing waits for it)
     if carry: acc = acc.after(kc, UOp.group((tu:=tix.after(vc, kc))[0].store(tx[1]), tu[1].store(plan.index(p + 2))))
     else: acc = acc.after(kc)
     # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout)

@@ -26,7 +26,8 @@ class Block:
     self.lane = UOp.range(self.target.warp, -1, AxisType.WARP)
     self.tid = self.warp * self.target.warp + self.lane
     self.threads = self.warps * self.target.warp
-    # the thread that issues bulk copies: the producer warp's first, else thread 0
+    # the producer warp's threads (None: no producer), and the thread that issues bulk copies: the producer's first, else thread 0
+    self.producing = self.warp.eq(self.warps) if self.producer else None
     self.leader = self.tid.eq(self.threads if self.producer else 0)
   def range(self, n:int|UOp, kind=AxisType.LOOP) -> UOp: return UOp.range(n, next(self.ids), kind)
   def lds(self, shape:tuple[int, ...], dtype:DType) -> UOp:
@@ -163,7 +164,7 @@ def wait_bulk(blk:Block, dst:Smem, bar:UOp, parity:UOp, *deps:UOp, sync:bool=Tru
   """dst once the bulk copy into it that completes bar's phase of this parity has landed (the threads where `when`, None: all, wait);
   sync: then every thread past the wait (a block barrier: the tile's last reader is done before anything is copied into its other
   tile), else (a ring whose slots are released on mbarriers) each thread goes on from its own wait. deps as wait_tile's"""
-  if sync: return dst.after(blk.target.tma.wait(bar, parity, dst.buf.after(*deps).index(0)).barrier())
+  if sync: return dst.after(blk.target.tma.wait(bar, parity, dst.buf.after(*deps).index(0), when).barrier())
   return dst.after(_statement(blk, lambda live: blk.target.tma.wait(bar, parity, dst.buf.after(*deps).index(0), all_of(live, when))))
 
 def release(blk:Block, bars:UOp, i:UOp|int, *deps:UOp) -> UOp:

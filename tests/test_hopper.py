@@ -284,9 +284,13 @@ def test_warp_specialised_forward_builds_for_sm_90a(c, D, causal):
   assert r["wgmma_serialized"] == 0 and (r["spill_stores"] == 0 or c == "128x128x8tr2"), r
 
 def test_warp_specialised_configs_checked():
-  """a ring needs the bulk copies (tma), 1 to 4 slots; its LDS counts every slot"""
+  """a ring needs the bulk copies (tma), 1 to 4 slots; its LDS counts every slot. The cache path (its own copies of pages and splits)
+  refuses a config with bulk copies, before any kernel is built"""
   from fa_uop import FwdConfig
+  from fa_uop.api import decode_plan
   from fa_uop.target import SM80
+  for c in (FwdConfig(64, 64, 4, tma=True), FwdConfig(64, 64, 4, tma=True, ring=2)):
+    with pytest.raises(ValueError, match="cache path"): decode_plan(SM90A, "PYTHON", (1, 8, 1, 128), 2, 1024, config=c)
   assert str(FwdConfig(64, 64, 4, tma=True, ring=2)) == "64x64x4tr2" and FwdConfig.parse("64x64x4x3tr1") == FwdConfig(64, 64, 4, 3, True, 1)
   for bad in (FwdConfig(64, 64, 4, ring=2), FwdConfig(64, 64, 4, tma=True, ring=5)):
     with pytest.raises(ValueError, match="ring"): bad.check(SM90A, 128)
