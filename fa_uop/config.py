@@ -73,8 +73,9 @@ def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
   """(dK/dV, dQ) configs: 64 rows over 4 warps and 32 columns fit 48 KB of LDS up to D=128 in both; with wgmma 64 columns (64 KB
   at D=128, dynamic shared memory): on the H100 causal N=16384 D=128 8.53 → 7.49 ms, the document mask 3.60 → 3.05 ms, and faster
   on every sweep shape tried (docs/perf.md, 2026-11-25); dQ in 3 blocks an SM (168 registers, no spill: 3 x 64 KB of LDS), causal
-  7.27 → 6.80 ms and the document mask 2.78 → 2.49 ms with the 64-bit copy addresses (2026-11-25, second session)"""
-  if target.wgmma is not None and d % 64 == 0: return BwdConfig(64, 64, 4), BwdConfig(64, 64, 4, 3)
+  7.27 → 6.80 ms and the document mask 2.78 → 2.49 ms with the 64-bit copy addresses (2026-11-25, second session); at D=64 dK/dV
+  in 3 blocks an SM too (168 registers), +1-19% on the sweep's D=64 shapes (2026-11-25, sixth session; D=128's has none to spare)"""
+  if target.wgmma is not None and d % 64 == 0: return BwdConfig(64, 64, 4, 3 if d == 64 else 0), BwdConfig(64, 64, 4, 3)
   return BwdConfig(64, 32, 4), BwdConfig(64, 32, 4)
 
 # what the tuner tries; each is checked per target and head dim, so a target gets those its LDS holds: 128x64x4 and 128x128x8 take 80

@@ -241,23 +241,27 @@ def test_backward_builds_for_sm_90a():
 
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
 @pytest.mark.parametrize("mask", ["causal", "document"])
-def test_dq_fits_three_blocks(mask):
-  """the H100's dQ (its default config, D=128, N=16384) fits 3 blocks an SM with no spill, causal and with a document mask_mod (tile
-  indices from a block map): 168 registers or fewer. It took 220-244 before its copies' rows guards went where a tile's bounds rule
-  them out and their addresses were summed in 64 bits, and dQ ran 4-14% slower at 2 blocks an SM (docs/perf.md, 2026-11-25)"""
+@pytest.mark.parametrize("kernel,D,spill", [("dq", 128, 0), ("dkdv", 64, 32)])
+def test_fits_three_blocks(mask, kernel, D, spill):
+  """the H100's default configs that ask for 3 blocks an SM fit them (168 registers or fewer), causal and with a document mask_mod
+  (tile indices from a block map), N=16384: dQ at D=128 with no spill (it took 220-244 registers before its copies' row guards went
+  where a tile's bounds rule them out and their addresses were summed in 64 bits, and ran 4-14% slower at 2 blocks an SM), dK/dV
+  at D=64 with at most `spill` bytes (ptxas: 24 causal, 28 document; 3 blocks measured 1-19% faster than 2: docs/perf.md, 2026-11-25)"""
   from tinygrad import UOp
-  from fa_uop import flash_bwd_dq, default_bwd_configs
+  from fa_uop import flash_bwd_dkdv, flash_bwd_dq, default_bwd_configs
   from fa_uop.mods import Mods
-  H, N, D = 16, 16384, 128
-  cfg = default_bwd_configs(SM90A, D)[1]
+  H, N = 16, 16384
+  cfg = default_bwd_configs(SM90A, D)[kernel == "dq"]
   mods = Mods(causal=True, mask_mod=lambda b, h, qi, kj, d: d[b, qi].eq(d[b, kj]), n_args=1) if mask == "document" else Mods(causal=True)
-  shapes = [((1, H, N, D), dtypes.half)] * 4 + [((1, H, N), dtypes.float)] * 2 + [((1, H, N, D), dtypes.half)]
+  shapes = [((1, H, N, D), dtypes.half)] * 4 + [((1, H, N), dtypes.float)] * 2 + [((1, H, N, D), dtypes.half)] * (1 if kernel == "dq" else 2)
   if mask == "document":   # the document ids, then the block map (counts, tile lists) and the schedule
     nR, nC = N // cfg.block_m, N // cfg.block_n
     shapes += [((1, N), dtypes.int32), ((1, 1, nR, 2), dtypes.int32), ((1, 1, nR, nC), dtypes.int32), ((H * nR,), dtypes.int32)]
-  sink = flash_bwd_dq(*[UOp.placeholder(sh, dt, i) for i, (sh, dt) in enumerate(shapes)], target=SM90A, cfg=cfg, mods=mods)
-  res = cuda_resources(render(sink, "sm_90a"), "sm_90a")
-  assert cfg.blocks == 3 and res["registers"] <= 65536 // (3 * 128) and res["spill_stores"] == 0 and res["stack"] == 0, res
+  sink = (flash_bwd_dq if kernel == "dq" else flash_bwd_dkdv)(*[UOp.placeholder(sh, dt, i) for i, (sh, dt) in enumerate(shapes)],
+                                                             target=SM90A, cfg=cfg, mods=mods)
+  res = cuda_resources(src:=render(sink, "sm_90a"), "sm_90a")
+  assert cfg.blocks == 3 and "__launch_bounds__(128, 3)" in src and res["registers"] <= 65536 // (3 * 128), res
+  assert res["spill_stores"] <= spill and res["stack"] <= spill, res
 
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
 @pytest.mark.parametrize("c,D,causal", [("64x64x4tr2", 128, True), ("64x64x4tr1", 128, False), ("64x128x4tr2", 64, True), ("128x128x8tr2", 128, False)], ids=str)
