@@ -3,6 +3,7 @@
 vb causal128 B=2 H=8 N=2048 D=128 CAUSAL=1 MODE=fwd,bwd
 vb causal128_bf16 B=2 H=8 N=2048 D=128 CAUSAL=1 MODE=fwd,bwd DTYPE=bfloat16
 vb tails64 B=2 H=4 N=1000 NK=777 D=64 CAUSAL=0 MODE=fwd,bwd
+vb gqa64_causal B=2 H=8 HKV=2 N=1500 D=64 CAUSAL=1 MODE=fwd,bwd
 vb tails128_causal B=1 H=4 N=777 NK=1000 D=128 CAUSAL=1 MODE=fwd,bwd
 vb gqa B=2 H=8 HKV=2 N=1024 D=128 CAUSAL=1 MODE=fwd,bwd
 vb d96 B=2 H=4 N=1024 D=96 CAUSAL=1 MODE=fwd,bwd
