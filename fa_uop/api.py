@@ -204,7 +204,8 @@ def flash_attention(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float
   tiles it cuts. A row that keeps no key gets output 0 and logsumexp -inf (and zero gradients).
   Returns the output (B, H, Nq, D) in q's dtype and, with return_lse, the natural-log row logsumexp (B, H, Nq) in float32.
   config picks the tiling; by default the tuner's choice for this shape class (fa_uop.tune), or the fixed default where tuning
-  is off. Its bulk copies (tma, ring: Hopper only) apply on one device; a sharded call copies by cp.async. Targets: AMD RDNA3 (gfx11xx), RDNA4 (gfx12xx), CDNA3 (gfx942), CDNA4 (gfx950) and NVIDIA sm_80 and newer, and tinygrad's
+  is off. Its bulk copies (tma, ring: Hopper only) apply on one device; a sharded call copies by cp.async.
+  Targets: AMD RDNA3 (gfx11xx), RDNA4 (gfx12xx), CDNA3 (gfx942), CDNA4 (gfx950) and NVIDIA sm_80 and newer, and tinygrad's
   emulator of each (DEV=PYTHON::gfx1100, ::gfx1201, ::gfx942, ::gfx950, ::sm_80).
   Tensors sharded by Tensor.shard over batch or heads, q, k and v alike, run on each device's shard and give outputs (and
   gradients) sharded the same way; the mods then may not read the sharded axis's index, and mod_args must be whole on each device."""

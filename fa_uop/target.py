@@ -88,8 +88,8 @@ class TMA:
   LDS in 128-byte swizzle atoms, each copy's completion counted in bytes on an mbarrier in LDS. init(bar, counts, elect, sync, *tmaps):
   barriers expecting counts[i] arrivals each, set up by the thread where elect, which also acquires the tensor maps the copies will
   read, then every thread of the block meets where sync (once: no thread may test a barrier before it is set up);
-  copy(dst, tmap, x, y, z, bar, nbytes, elect, first): one box at coordinates (x, y, z) into dst by the thread where elect, which first (where first: a tile's first box) tells the barrier to expect nbytes (the
-  tile's boxes together) and arrives; wait(bar, parity, anchor, when): the threads where `when` wait for the barrier's phase of that
+  copy(dst, tmap, x, y, z, bar, nbytes, elect, first): one box at coordinates (x, y, z) into dst by the thread where elect, which
+  first (where first: a tile's first box) tells the barrier to expect nbytes (the tile's boxes together) and arrives; wait(bar, parity, anchor, when): the threads where `when` wait for the barrier's phase of that
   parity to complete; arrive(bar, when): the threads where `when` arrive on the barrier; leave(anchor, when): those threads exit (a
   producer warp done issuing copies; anchor, as wait's, only orders it); point(tmap, src): a kernel's statement that points the tensor
   map at tmap (written as a template before, in program order) to the global buffer src."""
