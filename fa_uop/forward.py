@@ -59,7 +59,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   kv_copy = lambda j, dst, n0, ok, i, when=None: bulk_copy_tile(blk, dst, bulk[j], n0 if ok is None else ok.where(n0, nk), bulk[2], bars.index(i), when)
   if ring:
     # barriers: K's and V's slots full (the producer's copies landed), then empty (every consumer thread done reading them)
-    bars = mbarriers(blk, (1,) * 2 * ring + (blk.threads,) * 2 * ring, bulk[0], bulk[1])
+    bars = mbarriers(blk, (1,) * 2 * ring + (blk.threads,) * 2 * ring, bulk[:2], (kg.index(0), vg.index(0)))
     full, empty = (lambda j, slot: j * ring + slot), (lambda j, slot: (2 + j) * ring + slot)
     # the producer warp steps through every position the consumers will (the phantom trip's tile: past the keys, zeros), copying K_p
     # and V_p into slot p % ring once the consumers have released the tiles there before; then it leaves. The consumers skip its loop
@@ -70,8 +70,8 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
       prev = kv_copy(j, free, n0_of(pp), pp < total if phantom else None, full(j, slot))
     first_k = leave(blk, blk.producing, bars, prev.end(pp))
     q_s = q_s.after(first_k)   # Q's copy walks the consumers' threads only: the producer has left
-  elif bulk is not None:
-    bars = mbarriers(blk, (1, 1), bulk[0], bulk[1])   # K's and V's; a tile's phase is its position's parity (each barrier completes once a trip)
+  elif bulk is not None:   # barriers for K and V; a tile's phase is its position's parity (each barrier completes once a trip)
+    bars = mbarriers(blk, (1, 1), bulk[:2], (kg.index(0), vg.index(0)))
     first_k = kv_copy(0, k_s.after(bars), n0_of(0), any_tile, 0)
   else: first_k = copy_tile(blk, k_s, kg, tile(0), nk - n0_of(0) if any_tile is None else any_tile.where(nk - n0_of(0), 0), variant=1, run=run)
   q_s = wait_tile(blk, q_s, copy_tile(blk, q_s, qg, q_rows, nq), first_k)

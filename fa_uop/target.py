@@ -85,9 +85,10 @@ class Target:
 @dataclass(frozen=True)
 class TMA:
   """Bulk tensor copies (cp.async.bulk.tensor) from a 3-d tensor map in global memory (CUtensorMap: 128 bytes, 64-byte aligned) into
-  LDS in 128-byte swizzle atoms, each copy's completion counted in bytes on an mbarrier in LDS. init(bar, counts, elect, sync, *tmaps):
-  barriers expecting counts[i] arrivals each, set up by the thread where elect, which also acquires the tensor maps the copies will
-  read, then every thread of the block meets where sync (once: no thread may test a barrier before it is set up);
+  LDS in 128-byte swizzle atoms, each copy's completion counted in bytes on an mbarrier in LDS. init(bar, counts, elect, sync, tmaps,
+  srcs): barriers expecting counts[i] arrivals each, set up by the thread where elect, which also acquires the tensor maps the copies
+  will read, then every thread of the block meets where sync (once: no thread may test a barrier before it is set up); srcs, the global
+  buffers the maps point at, are named and never read: the kernel keeps them as parameters (see mbarriers);
   copy(dst, tmap, x, y, z, bar, nbytes, elect, first): one box at coordinates (x, y, z) into dst by the thread where elect, which
   first (where first: a tile's first box) tells the barrier to expect nbytes (the tile's boxes together) and arrives; wait(bar, parity, anchor, when): the threads where `when` wait for the barrier's phase of that
   parity to complete; arrive(bar, when): the threads where `when` arrive on the barrier; leave(anchor, when): those threads exit (a
@@ -100,14 +101,15 @@ class TMA:
   leave: Callable[[UOp, UOp], UOp]
   point: Callable[[UOp, UOp], UOp]
 
-def _cuda_tma_init(bar:UOp, counts:tuple[int, ...], elect:UOp, sync:UOp, *tmaps:UOp) -> UOp:
+def _cuda_tma_init(bar:UOp, counts:tuple[int, ...], elect:UOp, sync:UOp, tmaps:tuple[UOp, ...], srcs:tuple[UOp, ...]=()) -> UOp:
   # the tensor maps were written by another kernel through the generic proxy, and the copies may hold an older one in their descriptor
   # cache: the acquire orders and refreshes them
   inits = "".join(f'asm volatile("mbarrier.init.shared::cta.b64 [%0], {n};" :: "r"((unsigned)__cvta_generic_to_shared({{0}}) + {8 * i}));'
                   for i, n in enumerate(counts))
   acq = "".join(f'asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: "l"({{{3 + i}}}) : "memory");' for i in range(len(tmaps)))
-  return UOp(Ops.CUSTOM, dtypes.void, (bar, elect, sync, *tmaps),
-             arg=f'if ({{1}}) {{{{ {inits} asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); {acq} }}}} '
+  held = "".join(f"(void){{{3 + len(tmaps) + i}}}; " for i in range(len(srcs)))
+  return UOp(Ops.CUSTOM, dtypes.void, (bar, elect, sync, *tmaps, *srcs),
+             arg=f'{held}if ({{1}}) {{{{ {inits} asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); {acq} }}}} '
                  'if ({2}) asm volatile("bar.sync 0;" ::: "memory");')
 
 def _cuda_tma_arrive(bar:UOp, when:UOp) -> UOp:

@@ -138,13 +138,15 @@ def _statement(blk:Block, make:Callable[[UOp], UOp]) -> UOp:
   it = blk.range(2)
   return make(it.eq(0)).end(it)
 
-def mbarriers(blk:Block, counts:tuple[int, ...], *tmaps:UOp) -> UOp:
+def mbarriers(blk:Block, counts:tuple[int, ...], tmaps:tuple[UOp, ...], srcs:tuple[UOp, ...]=()) -> UOp:
   """mbarriers in LDS, barrier i expecting counts[i] arrivals, set up by thread 0, for the target's bulk tensor copies (Target.tma) from
-  the tensor maps at tmaps (pointers into global memory); then every thread of the block meets, so none tests a barrier before it is
-  set up (compute-sanitizer's synccheck: "missing init" where a wait came before the first block barrier)"""
+  the tensor maps at tmaps (pointers into global memory) of the global buffers srcs; then every thread of the block meets, so none
+  tests a barrier before it is set up (compute-sanitizer's synccheck: "missing init" where a wait came before the first block barrier).
+  srcs are named, never read: a kernel handed a buffer it does not use loses it from its signature, and tinygrad's CUDA graph (TinyJit)
+  launches it with every buffer of the call (invalid argument); and handed it, the buffer stays allocated until the kernel has run"""
   # 1 KB: with every LDS buffer a multiple of 1024 bytes, the swizzle atoms of tiles declared statically stay 1024-byte aligned
   bar = blk.lds((max(len(counts), 128),), dtypes.uint64)
-  return bar.after(_statement(blk, lambda live: blk.target.tma.init(bar.index(0), counts, blk.tid.eq(0) & live, live, *tmaps)))
+  return bar.after(_statement(blk, lambda live: blk.target.tma.init(bar.index(0), counts, blk.tid.eq(0) & live, live, tmaps, srcs)))
 
 def bulk_copy_tile(blk:Block, dst:Smem, tmap:UOp, y:UOp|int, z:UOp|int, bar:UOp, when:UOp|None=None) -> UOp:
   """Start copying the tile of rows y.. of plane z of the 3-d tensor map at tmap (coordinates: column, row, plane; its box 64 columns

@@ -322,3 +322,32 @@ def test_warp_specialised_forward_on_hopper(c, D):
   ref_o, ref_lse = attention_ref(qn[:, :, :300], kn, vn)
   assert_close(o[:, :, :300], lse[:, :, :300], ref_o, ref_lse, dtypes.half, "mask")
   assert (o[:, :, 300:] == 0).all() and (lse[:, :, 300:] == -np.inf).all()
+
+def test_kernels_keep_every_buffer_they_are_handed():
+  """every forward config the tuner may pick on Hopper (cp.async, bulk copies, a producer's ring), the tensor maps' kernel, the backward's
+  and the decoding kernels take as parameters every buffer they are handed: tinygrad 0.14's CUDA graph (TinyJit) launches a kernel with
+  every buffer of its call, and one the renderer dropped from the signature fails the launch (invalid argument; the bulk-copy forwards
+  read K and V only through their tensor maps)"""
+  from tinygrad import UOp
+  from tinygrad.uop.ops import Ops
+  from fa_uop import flash_fwd, flash_bwd_dkdv, flash_bwd_dq, flash_decode, flash_combine, default_bwd_configs, FwdConfig
+  from fa_uop.config import candidates
+  from fa_uop.forward import flash_tma_maps
+  def params(sink) -> list[int]: return sorted(u.arg.slot for u in linear(sink, "sm_90a") if u.op is Ops.PARAM)
+  ph = lambda *specs: [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(specs)]
+  fwd = fwd_placeholders(D=128)
+  for cfg in candidates(SM90A, 128):
+    sink = flash_fwd(*fwd, *[UOp.placeholder((32,), dtypes.uint64, 5)] * cfg.tma, target=SM90A, cfg=cfg, causal=True, tma=cfg.tma)
+    assert params(sink) == list(range(6 if cfg.tma else 5)), cfg
+  assert params(flash_tma_maps(*ph(((16,), dtypes.uint64), *[((2, 2, 1000, 128), dtypes.half)] * 2, ((32,), dtypes.uint64)), target=SM90A)) == [0, 1, 2, 3]
+  B, H, Hkv, N, D = 2, 4, 2, 1000, 128
+  bwd = ph(*[((B, H, N, D), dtypes.half), ((B, Hkv, N, D), dtypes.half), ((B, Hkv, N, D), dtypes.half), ((B, H, N, D), dtypes.half),
+             ((B, H, N), dtypes.float), ((B, H, N), dtypes.float)])
+  dkdv, dq = default_bwd_configs(SM90A, D)
+  assert params(flash_bwd_dkdv(*bwd, *ph(*[((1,), dtypes.half)] * 6, ((B, Hkv, N, D), dtypes.half), ((B, Hkv, N, D), dtypes.half))[6:],
+                               target=SM90A, cfg=dkdv, mods=None)) == list(range(8))
+  assert params(flash_bwd_dq(*bwd, *ph(*[((1,), dtypes.half)] * 6, ((B, H, N, D), dtypes.half))[6:], target=SM90A, cfg=dq)) == list(range(7))
+  dec = ph(((B, H, 1, D), dtypes.half), ((B, Hkv, N, D), dtypes.half), ((B, Hkv, N, D), dtypes.half), ((B,), dtypes.int32),
+           ((B, H, 1, 4, D), dtypes.float), ((B, H, 1, 4), dtypes.float))
+  assert params(flash_decode(*dec[:4], None, *dec[4:], target=SM90A, cfg=FwdConfig(16, 64, 1))) == list(range(6))
+  assert params(flash_combine(*dec[4:], *ph(*[((1,), dtypes.half)] * 6, ((B, H, 1, D), dtypes.half), ((B, H, 1), dtypes.float))[6:])) == [4, 5, 6, 7]
