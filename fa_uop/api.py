@@ -5,7 +5,7 @@ from typing import Callable
 from tinygrad import Tensor, UOp, dtypes
 from fa_uop import tune, shard
 from fa_uop.backward import flash_bwd_delta, flash_bwd_dkdv, flash_bwd_dq
-from fa_uop.config import BwdConfig, FwdConfig, default_bwd_configs, default_decode_config, decode_splits
+from fa_uop.config import BwdConfig, FwdConfig, default_bwd_configs, default_decode_config, decode_splits, split_kv
 from fa_uop.decode import flash_decode, flash_combine, flash_kv_write
 from fa_uop.forward import flash_fwd, flash_tma_maps
 from fa_uop.mods import Mods, stand_ins, args_read, only_read
@@ -210,22 +210,28 @@ def flash_attention(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float
   Tensors sharded by Tensor.shard over batch or heads, q, k and v alike, run on each device's shard and give outputs (and
   gradients) sharded the same way; the mods then may not read the sharded axis's index, and mod_args must be whole on each device."""
   target, mods, mod_args, config = _fwd_plan(q, k, v, causal, scale, config, window, softcap, score_mod, mask_mod, mod_args)
-  o, lse = _run_fwd(config, q, k, v, target, mods, scale, mod_args)
+  o, lse = _run_fwd(config, q, k, v, target, mods, scale, mod_args) if isinstance(config, FwdConfig) else \
+    _decode(target, mods, q, k, v, _all_keys(q, k.shape[2]), None, scale, *config, mod_args, top_left=True)
   return (o, lse) if return_lse else o
 
-def _fwd_plan(q, k, v, causal, scale, config, window, softcap, score_mod, mask_mod, mod_args) -> tuple[Target, Mods, tuple, FwdConfig]:
+def _fwd_plan(q, k, v, causal, scale, config, window, softcap, score_mod, mask_mod, mod_args) -> tuple[Target, Mods, tuple, FwdConfig|tuple[FwdConfig, int]]:
+  """the checked call and its forward's config, or the decoding kernels' (tile, splits) where split_kv_plan picks them"""
   target = _check(q, k, v, causal, scale)
   mods, mod_args = _mods(q, causal, window, softcap, score_mod, mask_mod, mod_args)
-  if config is not None: config.check(target, q.shape[3])
+  if config is not None:
+    if not isinstance(config, FwdConfig): raise TypeError(f"config must be a FwdConfig or None, got {type(config).__name__}")
+    config.check(target, q.shape[3])
+  elif (split:=split_kv_plan(target, q, k, mods)) is not None: config = split
   else:
     run = functools.partial(lambda cfg, q_, k_, v_: _run_fwd(cfg, q_, k_, v_, target, mods, scale, mod_args)[0].realize())
     config = tune.fwd_config(target, shard.device(q), shard.local_shape(q), k.shape[2], shard.local_shape(k)[1], q.dtype, causal, scale, run, mods.tag)
   return target, mods, mod_args, config
 
 def fwd_config_for(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float|None=None, window=None, softcap=None, score_mod=None,
-                   mask_mod=None, mod_args=()) -> FwdConfig:
+                   mask_mod=None, mod_args=()) -> FwdConfig|tuple[FwdConfig, int]:
   """the tiling flash_attention(q, k, v, ...) uses with no config given: the tuner's choice for its shape class and
-  modifications (timed now if there is none yet), or the default where tuning is off"""
+  modifications (timed now if there is none yet), or the default where tuning is off; or, where it takes its split-KV path
+  (split_kv_plan), the decoding kernel's tile and split count"""
   return _fwd_plan(q, k, v, causal, scale, None, window, softcap, score_mod, mask_mod, mod_args)[3]
 
 def _int_tensor(name:str, x, shape:tuple[int, ...], ref:Tensor) -> Tensor:
@@ -249,13 +255,89 @@ def _page_table(block_table, B:int, page:int, ref:Tensor) -> Tensor|None:
   return _int_tensor("block_table", block_table, (B, block_table.shape[1]), ref)
 
 @functools.cache
-def _decode_builders(target:Target, cfg:FwdConfig, mods:Mods, scale:float|None, paged:bool):
+def _decode_builders(target:Target, cfg:FwdConfig, mods:Mods, scale:float|None, paged:bool, top_left:bool=False):
   """the decoding kernel's builder for custom_kernel (placeholders q, k, v, seqlens, [table,] o, lse, *mod_args) and the
   combine's, each caching its sink by the placeholders, as _fwd_builder does"""
   def decode(q, k, v, seqlens, *rest):
     table, (o, lse, *args) = (rest[0], rest[1:]) if paged else (None, rest)
-    return flash_decode(q, k, v, seqlens, table, o, lse, *args, target=target, cfg=cfg, scale=scale, mods=mods)
+    return flash_decode(q, k, v, seqlens, table, o, lse, *args, target=target, cfg=cfg, scale=scale, mods=mods, top_left=top_left)
   return functools.cache(decode), functools.cache(flash_combine)
+
+def _decode(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, seqlens:Tensor, table:Tensor|None, scale:float|None, cfg:FwdConfig,
+            splits:int, mod_args:tuple[Tensor, ...], top_left:bool=False) -> tuple[Tensor, Tensor]:
+  """(o, lse) by the decoding kernel over `splits` splits of the keys (then the combine); top_left: flash_attention's split-KV path
+  (positions top-left), differentiable: its gradients are flash_attention's backward of the combined o and lse"""
+  B, H, Nq, D = q.shape
+  decode, combine = _decode_builders(target, cfg, mods, scale, table is not None, top_left)
+  ins = (q.contiguous(), k.contiguous(), v.contiguous(), seqlens, *((table,) if table is not None else ()))
+  args = tuple(t.contiguous() for t in mod_args)
+  if splits == 1:
+    o, lse = shard.empty(q, (B, H, Nq, D), q.dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
+    return tuple(Tensor.custom_kernel(*ins, o, lse, *args, fxn=decode, grad_fxn=_split_grad(target, mods, scale, len(ins), 1) if top_left else None)
+                 [len(ins):len(ins) + 2])
+  o_part, lse_part = shard.empty(q, (B, H, Nq, splits, D), dtypes.float32), shard.empty(q, (B, H, Nq, splits), dtypes.float32)
+  o_part, lse_part = Tensor.custom_kernel(*ins, o_part, lse_part, *args, fxn=decode,
+                                          grad_fxn=_split_grad(target, mods, scale, len(ins)) if top_left else None)[len(ins):len(ins) + 2]
+  o, lse = shard.empty(q, (B, H, Nq, D), q.dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
+  return tuple(Tensor.custom_kernel(o_part, lse_part, o, lse, fxn=combine, grad_fxn=_combine_grad if top_left else None)[2:])
+
+def _weights(lse_part:Tensor, lse:Tensor) -> Tensor:
+  """each split's share exp(lse_s - lse) of a combined row (0 in a row no split saw a key of)"""
+  return lse.unsqueeze(-1).eq(-math.inf).where(0.0, (lse_part - lse.unsqueeze(-1)).exp())
+
+def _combine_grad(*grads:UOp, call:UOp|None=None):
+  """the combine's gradients: o = Σ_s w_s·o_s with w_s = exp(lse_s - lse), lse = log Σ_s exp(lse_s), so do_s = w_s·do and
+  dlse_s = w_s·(dlse + do·(o_s - o))"""
+  if call is None: *grads, call = grads
+  o_part, lse_part, o, lse = (Tensor(u) for u in call.src[1:])
+  o, lse = Tensor(o.uop.after(call)).float(), Tensor(lse.uop.after(call))
+  by_rank = {len(g.shape): Tensor(g) for g in grads}
+  do, dlse = by_rank.get(4, o.zeros_like()).float(), by_rank.get(3, lse.zeros_like()).float()
+  w = _weights(lse_part, lse)
+  d_o = w.unsqueeze(-1) * do.unsqueeze(-2)
+  d_lse = w * (dlse.unsqueeze(-1) + (do.unsqueeze(-2) * (o_part - o.unsqueeze(-2))).sum(-1))
+  return (d_o.uop, d_lse.uop, None, None)
+
+def _split_grad(target:Target, mods:Mods, scale:float|None, n_ins:int, splits:int=0):
+  """the decoding kernel's gradients as flash_attention's backward computes them. Split (splits=0), from those of its partial results
+  (_combine_grad's): do = Σ_s do_s and dlse = Σ_s dlse_s (Σ_s w_s = 1), against the combined o and lse recomputed from the parts"""
+  def grad_fxn(*grads:UOp, call:UOp|None=None):
+    if call is None: *grads, call = grads
+    q, k, v, *rest = call.src[1:]
+    o_part, lse_part, *args = rest[n_ins - 3:]
+    o_part, lse_part = Tensor(o_part.after(call)), Tensor(lse_part.after(call))
+    by_rank = {len(g.shape) + (splits == 1): Tensor(g) for g in grads}   # unsplit: o (B, H, Nq, D), lse (B, H, Nq)
+    if splits == 1: o_part, lse_part = o_part.unsqueeze(-2), lse_part.unsqueeze(-1)
+    m = lse_part.max(-1)
+    safe = m.eq(-math.inf).where(0.0, m)
+    total = (lse_part - safe.unsqueeze(-1)).exp().sum(-1)
+    lse = total.eq(0).where(-math.inf, safe + total.log())
+    o = (_weights(lse_part, lse).unsqueeze(-1) * o_part).sum(-2)
+    do = (by_rank[5].sum(-2) if splits != 1 else by_rank[5]) if 5 in by_rank else o.zeros_like()
+    dlse = (by_rank[4].sum(-1) if splits != 1 else by_rank[4]) if 4 in by_rank else None
+    dq, dk, dv = _backward(target, mods, Tensor(q), Tensor(k), Tensor(v), o, lse, do, dlse, scale, None,
+                           tuple(Tensor(a) for a in args[:mods.n_args]))
+    return (dq.uop, dk.uop, dv.uop, *[None] * (len(call.src) - 4))
+  return grad_fxn
+
+def _all_keys(q:Tensor, nk:int) -> Tensor:
+  """cache_seqlens for flash_attention's split-KV path, every key real: a buffer laid out as q's batch (a length the kernel knows
+  when it is built made nvcc spill it: 384 bytes on sm_90a), realized once per layout"""
+  return _lengths(q.device, shard.axis(q), q.shape[0], nk)
+
+@functools.cache
+def _lengths(device, axis:int|None, B:int, nk:int) -> Tensor:
+  ref = Tensor.empty(B, device=device) if isinstance(device, str) else Tensor.empty(B, device=device[0]).shard(device, axis=axis)
+  return shard.alike(ref, (B,), lambda s, d: Tensor.full(s, nk, dtype=dtypes.int32, device=d).contiguous()).realize()
+
+def split_kv_plan(target:Target, q:Tensor, k:Tensor, mods:Mods) -> tuple[FwdConfig, int]|None:
+  """flash_attention's choice of the decoding kernels (tile, splits) over its own forward, or None: where a forward block's 64 query
+  rows would be mostly empty (Nq < 64; the decoding kernel packs the query heads of a GQA group into one tile and reads K and V
+  once a group), or where its query blocks cannot fill the GPU and the keys they see split (fa_uop.config.split_kv)"""
+  B, H, Nq, D = shard.local_shape(q)
+  keys = k.shape[2] if mods.right is None else min(k.shape[2], Nq + mods.right)   # the keys some query sees (causal: top-left)
+  return split_kv(decode_plan(target, shard.device(q), (B, H, Nq, D), shard.local_shape(k)[1], keys), B * H * math.ceil(Nq / 64),
+                  multiprocessors(shard.device(q), target), Nq)
 
 def decode_plan(target:Target, device:str, q_shape:tuple[int, ...], hkv:int, cap:int, num_splits:int=0, config:FwdConfig|None=None) -> tuple[FwdConfig, int]:
   """the decoding kernel's tile and split count for queries of q_shape against caches of up to cap keys (see decode_splits)"""
@@ -304,17 +386,7 @@ def flash_attention_with_kvcache(q:Tensor, k_cache:Tensor, v_cache:Tensor, cache
   if config is not None and not isinstance(config, FwdConfig): raise TypeError(f"config must be a FwdConfig, got {type(config).__name__}")
   cfg, splits = decode_plan(target, shard.device(q), shard.local_shape(q), shard.local_shape(k_cache)[1], P * block_table.shape[1] if paged else P,
                             num_splits, config)
-  decode, combine = _decode_builders(target, cfg, mods, scale, paged)
-  ins = (q.contiguous(), k_cache.contiguous(), v_cache.contiguous(), seqlens, *((table,) if table is not None else ()))
-  args = tuple(t.contiguous() for t in mod_args)
-  if splits == 1:
-    o, lse = shard.empty(q, (B, H, Nq, D), q.dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
-    o, lse = Tensor.custom_kernel(*ins, o, lse, *args, fxn=decode)[len(ins):len(ins) + 2]
-  else:
-    o_part, lse_part = shard.empty(q, (B, H, Nq, splits, D), dtypes.float32), shard.empty(q, (B, H, Nq, splits), dtypes.float32)
-    o_part, lse_part = Tensor.custom_kernel(*ins, o_part, lse_part, *args, fxn=decode)[len(ins):len(ins) + 2]
-    o, lse = shard.empty(q, (B, H, Nq, D), q.dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
-    o, lse = Tensor.custom_kernel(o_part, lse_part, o, lse, fxn=combine)[2:]
+  o, lse = _decode(target, mods, q, k_cache, v_cache, seqlens, table, scale, cfg, splits, mod_args)
   return (o, lse) if return_lse else o
 
 def write_kvcache(k_cache:Tensor, v_cache:Tensor, k:Tensor, v:Tensor, cache_seqlens:Tensor, block_table:Tensor|None=None) -> tuple[Tensor, Tensor]:

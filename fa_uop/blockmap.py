@@ -120,16 +120,22 @@ def head_sort(sw:UOp, pre:UOp, pos:UOp, total:UOp, counts:UOp, *, HX:int, G:int,
 # on the H100 the document mask's forward took 1.502, 1.490 and 1.471 ms at 1, 15/16 and 7/8)
 LATEST = 7 / 8
 
-def schedule(order:UOp, sw:UOp, pre:UOp, pos:UOp, total:UOp, *, slots:int) -> UOp:
+def schedule(order:UOp, *srcs:UOp, slots:int) -> UOp:
   """order (B·HX·nR,) int32 <- the grid's blocks (j·nR + rb: grid head j, row block rb) in the order they start: head by head (the
   blocks of a head read the same keys and values, which the cache then holds), each head's longest first, except that a block
   starts no later than it must to end with the kernel. In work done by `slots` blocks running at once, each taking its work, block
   i of head j starts head by head at C_j + pre_i (C_j: the work of the heads before j; pre_i: of its head's blocks before it), and
   must by LATEST·C - slots·work_i (C: all the work); the key is the smaller, then the head, then the place in the head. Keys of a
-  head grow along head_sort's order, so each block counts those before it in another head by a binary search, in its own by its place."""
-  n, BH = order.shape[0], total.shape[0]
+  head grow along head_sort's order, so each block counts those before it in another head by a binary search, in its own by its place.
+  srcs: head_sort's (sw, pre, pos, total), or (pos,) alone for one head, whose blocks start in head_sort's order: a kernel takes only
+  buffers it reads (TinyJit's CUDA graph launches it with every buffer it is handed)."""
+  i, ends = _items(n:=order.shape[0])
+  info = KernelInfo(name="fa_blockmap_schedule", opts_to_apply=(), estimates=Estimates(ops=n, mem=n * 8))
+  if len(srcs) == 1:
+    return flat(order).index(flat(srcs[0])[i].maximum(0).minimum(n - 1)).store(i.cast(dtypes.int32)).end(*ends).sink(arg=info).rtag(1)
+  sw, pre, pos, total = srcs
+  BH = total.shape[0]
   nR = n // BH
-  i, ends = _items(n)
   j, tot = i // nR, flat(total)
   c = UOp.placeholder((2,), dtypes.int64, slot=0, addrspace=AddrSpace.REG)    # the work of the heads before j, and of all
   c = c.after(UOp.group(c[0].store(0), c[1].store(0)))
@@ -152,7 +158,7 @@ def schedule(order:UOp, sw:UOp, pre:UOp, pos:UOp, total:UOp, *, slots:int) -> UO
     lo, hi = more.where(mid + 1, lo), ((lo < hi) & more.logical_not()).where(mid, hi)
   before = j2.eq(j).where(flat(pos)[i], lo).cast(dtypes.int64)
   st = st.after(UOp.group(st[0].store(cur[0] + tot[j2]), st[1].store(cur[1] + before)).end(j2))
-  info = KernelInfo(name="fa_blockmap_schedule", opts_to_apply=(), estimates=Estimates(ops=n * BH * nR.bit_length(), mem=n * 4))
+  info = replace(info, estimates=Estimates(ops=n * BH * nR.bit_length(), mem=n * 4))
   return flat(order).index(st[1].cast(dtypes.int32)).store(i).end(*ends).sink(arg=info).rtag(1)
 
 def reads(mods:Mods, mod_args:tuple[Tensor, ...], B:int, H:int) -> tuple[bool, bool, tuple[int, ...]]:
@@ -167,10 +173,11 @@ _CACHE: OrderedDict = OrderedDict()
 CACHE_SIZE = 16
 
 def block_map(mods:Mods, mod_args:tuple[Tensor, ...], device:str, B:int, H:int, nq:int, nk:int, TR:int, TC:int, keys:bool=True, group:int=1,
-              slots:int=1) -> tuple[Tensor, Tensor, Tensor]:
-  """(counts, idx, order) for row blocks of TR over column tiles of TC (see classify and compact), and the order a kernel whose
-  blocks each take `group` heads' row block starts them in on `slots` blocks at once (see schedule); lazily built and cached per
-  mask, mod_args, shape, tiling and schedule: the same Tensors for the layers of a model (tinygrad computes them once)"""
+              slots:int=1) -> tuple[Tensor, ...]:
+  """(counts, idx, order) for row blocks of TR over column tiles of TC (see classify and compact; idx left out where there is one
+  column tile), and the order a kernel whose blocks each take `group` heads' row block starts them in on `slots` blocks at once (see
+  schedule); lazily built and cached per mask, mod_args, shape, tiling and schedule: the same Tensors for the layers of a model
+  (tinygrad computes them once)"""
   key = (mods, tuple(t.uop for t in mod_args), device, B, H, nq, nk, TR, TC, keys, group, slots)
   if key in _CACHE:
     _CACHE.move_to_end(key)
@@ -190,10 +197,12 @@ def block_map(mods:Mods, mod_args:tuple[Tensor, ...], device:str, B:int, H:int, 
   ints = lambda n, dt: Tensor.empty(n, dtype=dt, device=device)
   sw, pre, pos, total = Tensor.custom_kernel(ints(B * HX * nR, dtypes.int64), ints(B * HX * nR, dtypes.int64), ints(B * HX * nR, dtypes.int32),
                                              ints(B * HX, dtypes.int64), counts, fxn=lambda *a: head_sort(*a, HX=HX, G=group, nC=nC))[:4]
-  order = Tensor.custom_kernel(ints(B * HX * nR, dtypes.int32), sw, pre, pos, total, fxn=lambda *a: schedule(*a, slots=slots))[0]
-  _CACHE[key] = (counts, idx, order)
+  order = Tensor.custom_kernel(ints(B * HX * nR, dtypes.int32), *((sw, pre, pos, total) if B * HX > 1 else (pos,)),
+                               fxn=lambda *a: schedule(*a, slots=slots))[0]
+  # with one column tile every listed tile is tile 0: the kernels read no list, so they are not handed one (see schedule)
+  _CACHE[key] = (counts, idx, order) if nC > 1 else (counts, order)
   if len(_CACHE) > CACHE_SIZE: _CACHE.popitem(last=False)
-  return counts, idx, order
+  return _CACHE[key]
 
 def launch(mods:Mods, args:tuple[UOp, ...], B:int, HX:int, nR:int, last_first:bool) -> tuple[tuple[UOp, ...], tuple[UOp, ...], UOp, UOp, UOp]:
   """(args less the schedule, the grid's ranges (to end), batch entry, grid head, row block) of a kernel over B x HX x nR blocks.
@@ -207,26 +216,31 @@ def launch(mods:Mods, args:tuple[UOp, ...], B:int, HX:int, nR:int, last_first:bo
   item = flat(args[-1])[g].maximum(0).minimum(n - 1)   # clamped: whatever the order holds, no block reads outside its buffers
   return args[:-1], (g,), item // (HX * nR), item // nR % HX, item % nR
 
-def map_plan(counts:UOp, idx:UOp, b:UOp, h:UOp, rb:UOp) -> TilePlan:
+def map_plan(counts:UOp, idx:UOp|None, b:UOp, h:UOp, rb:UOp) -> TilePlan:
   """the tiles of row block rb from a block map's placeholders: its partial tiles masked, its full ones not; where it has no
-  partial tile but full ones, the first full one is masked anyway (the emulator needs a first stage that runs; see tile_plan).
-  Counts and indices are clamped to the map: nothing is read outside it whatever it holds."""
-  nC, row = idx.shape[3], _map_row(idx.shape, b, h, rb)
+  partial tile but full ones, the first full one is masked anyway (the emulator needs a first stage that runs; see tile_plan), and
+  with two column tiles both are (no unmasked stage of at most one trip). Counts and indices are clamped to the map: nothing is
+  read outside it whatever it holds. idx None: one column tile, tile 0."""
+  nC, row = 1 if idx is None else idx.shape[3], _map_row(counts.shape, b, h, rb)
   part = flat(counts)[row * 2].maximum(0).minimum(nC)
   full = flat(counts)[row * 2 + 1].maximum(0).minimum(nC - part)
   borrow = ((part < 1) & (full > 0)).where(1, 0)
   # p is clamped too: the kernels also ask for the tile after their last (the next copy, issued before the test that stops it)
   clamp = lambda x: min(max(x, 0), nC - 1) if isinstance(x, int) else x.maximum(0).minimum(nC - 1)
+  tile = lambda p: 0 if idx is None else clamp(flat(idx)[row * nC + clamp(p)])
+  # no unmasked stage of at most one trip (see tile_plan): with two column tiles every listed tile is visited masked
+  if nC == 2: return TilePlan(part + full, 0, tile, part + full, listed=True, last=1)
   # at most nC - 1 tiles stay unmasked (one is masked, borrowed if need be): so tinygrad knows that with one column tile there is no
   # unmasked stage, whose tile, then a constant, it would load outside the loop that never runs (past a key tail)
-  return TilePlan(part + borrow, (full - borrow).minimum(nC - 1), lambda p: clamp(flat(idx)[row * nC + clamp(p)]), part + full, listed=True, last=nC - 1)
+  return TilePlan(part + borrow, (full - borrow).minimum(nC - 1), tile, part + full, listed=True, last=nC - 1)
 
 def kernel_plan(mods:Mods, args:tuple[UOp, ...], b:UOp, h:UOp, rb:UOp, first:UOp, last:UOp, n:int, T:int, keys:bool=True) -> tuple[tuple[UOp, ...], TilePlan]:
   """a kernel's mod buffers and the tiles of its row block rb (rows at positions first..last over n columns in tiles of T):
-  with a mask_mod its block map, passed as the last two args (the schedule already taken by launch), gives them; else mods.plan
+  with a mask_mod its block map, passed after the mod buffers (the schedule already taken by launch), gives them; else mods.plan
   from the window and causal"""
   if mods.mask_mod is None: return args, mods.plan(first, last, n, T, keys)
-  return args[:-2], map_plan(*args[-2:], b, h, rb)
+  maps = args[mods.n_args:]   # counts, and the lists where there are several column tiles
+  return args[:mods.n_args], map_plan(maps[0], maps[1] if len(maps) > 1 else None, b, h, rb)
 
 def clear_cache() -> None:
   """forget every cached block map (the next call builds its map again: bench.py times that)"""

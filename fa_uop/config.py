@@ -1,7 +1,7 @@
 """Tile configurations are data: a kernel is built from one; each target has candidates, a deterministic default per shape class,
 and the tuner (fa_uop.tune) picks among the candidates by timing them."""
 from __future__ import annotations
-import math
+import math, re
 from dataclasses import dataclass
 from typing import ClassVar
 from fa_uop.target import Target
@@ -103,15 +103,35 @@ def shape_class(d:int, nq:int, nk:int, causal:bool, mods:str="") -> str:
   bucket = lambda n: 4 ** (((n - 1).bit_length() + 1) // 2)  # the next power of 4 at or above n
   return f"d{d}_{mods or ('causal' if causal else 'full')}_q{bucket(nq)}_k{bucket(nk)}"
 
-def default_fwd_config(target:Target, d:int, causal:bool=False) -> FwdConfig:
-  """The config used where tuning is off: on the H100 (docs/perf.md, 2026-11-22) 64x32x4 led everywhere but D=128 non-causal,
+def default_fwd_config(target:Target, d:int, causal:bool=False, nq:int|None=None, nk:int|None=None, mods:str="") -> FwdConfig:
+  """The config used where tuning is off (the default): the tuner's measured pick for the nearest shape class of the target's table
+  (fa_uop.tuned, made by scripts/tune_table.py), given the sequence lengths; else the fixed default per head dim. On the H100 (docs/perf.md, 2026-11-22) 64x32x4 led everywhere but D=128 non-causal,
   where 64x64x4 did; with wgmma (SM90A, 2026-11-24) 64x64x4 leads at D=128 causal too, and at D=64 64x128x4 (166 registers, 3
   blocks an SM: D=64 N=1024 293 -> 305 TFLOPS, causal N=4096 312 -> 322, causal N=1024 226 -> 220; 2026-11-25, third session); on
   RDNA3 (64 KB of LDS, P through LDS) 64x32x4 fits every head dim."""
+  if nq is not None and nk is not None and (cfg:=tabled(target, d, nq, nk, causal, mods)) is not None: return cfg
   if target.wgmma is not None and d == 64: return FwdConfig(64, 128, 4)
   if target.wgmma is not None and d % 64 == 0: return FwdConfig(64, 64, 4)
   if target.mma_device == "CUDA" and d == 128 and not causal: return FwdConfig(64, 64, 4)
   return FwdConfig(64, 32, 4)
+
+def tabled(target:Target, d:int, nq:int, nk:int, causal:bool, mods:str="") -> FwdConfig|None:
+  """the table's config for the nearest of its shape classes with this head dim and modifications (else causal's or full's), by
+  the distance of the sequence-length buckets; None where the table has no class of that head dim (or its config cannot run)"""
+  from fa_uop.tuned import TABLE
+  parse = lambda c: re.fullmatch(r"d(\d+)_(\w+)_q(\d+)_k(\d+)", c)
+  want = parse(shape_class(d, nq, nk, causal, mods))
+  assert want is not None
+  rows = [(m, cfg) for c, cfg in TABLE.get(target.arch, {}).items() if (m:=parse(c)) is not None and m[1] == want[1]]
+  tags = {m[2] for m, _ in rows}
+  tag = want[2] if want[2] in tags else "causal" if causal else "full"
+  dist = lambda m: abs(math.log(int(m[3]) / int(want[3]))) + abs(math.log(int(m[4]) / int(want[4])))
+  best = min(((dist(m), cfg) for m, cfg in rows if m[2] == tag), default=None)
+  if best is None: return None
+  cfg = FwdConfig.parse(best[1])
+  try: cfg.check(target, d)
+  except ValueError: return None
+  return cfg
 
 def default_decode_config(target:Target, d:int, rows:int) -> FwdConfig:
   """the decoding kernel's tile for `rows` packed query rows (query heads of a GQA group × new queries): as few MMA row tiles
@@ -130,3 +150,10 @@ def decode_splits(blocks:int, n_tiles:int, multiprocessors:int) -> int:
   at least DECODE_MIN_TILES tiles long and at most DECODE_MAX_SPLITS of them."""
   want = min(math.ceil(DECODE_WAVES * multiprocessors / blocks), n_tiles // DECODE_MIN_TILES, DECODE_MAX_SPLITS)
   return max(1, want if want <= 8 else want // 8 * 8)
+
+def split_kv(plan:tuple[FwdConfig, int], fwd_blocks:int, multiprocessors:int, nq:int) -> tuple[FwdConfig, int]|None:
+  """flash_attention's choice between its forward and the decoding kernels, given their plan (tile, splits) for the call: the
+  decoding kernels where the forward's 64-row query tiles would hold fewer than 64 rows (a decode-shaped call: FA2 and serving
+  stacks run their decoding kernels there too), or where the forward's fwd_blocks cannot fill the GPU (under 0.8 blocks a
+  multiprocessor, FA2's rule) and the keys split; else None (the forward)"""
+  return plan if nq < 64 or (fwd_blocks < 0.8 * multiprocessors and plan[1] > 1) else None

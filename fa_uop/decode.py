@@ -25,13 +25,13 @@ def cache_rows(cache:UOp, table:UOp|None, b:UOp, hk:UOp) -> tuple[Callable[[UOp]
   return (lambda n: ((page(n) * Hkv + hk) * P + n % P) * D), P * pages
 
 def flash_decode(q:UOp, k:UOp, v:UOp, seqlens:UOp, table:UOp|None, o:UOp, lse:UOp|None, *args:UOp, target:Target, cfg:FwdConfig,
-                 causal:bool=False, scale:float|None=None, mods:Mods|None=None) -> UOp:
+                 causal:bool=False, scale:float|None=None, mods:Mods|None=None, top_left:bool=False) -> UOp:
   """Build the decoding kernel's sink for Tensor.custom_kernel.
   q: (B, H, Nq, D) fp16/bf16. k, v: the cache, (B, Hkv, Nmax, D), or with table a paged pool (pages, Hkv, P, D) whose page j of
   sequence b is table[b, j]. seqlens: (B,) int32, the keys of each sequence (clamped to the cache: nothing outside it is read).
   table: (B, max_pages) int32 or None; its entries are clamped to the pool. causal aligns bottom-right: query i sits at position
   seqlens[b] - Nq + i; mods (fa_uop.mods.Mods, its causal in place of causal) adds windows, softcap and score and mask mods
-  over those positions, reading the buffers args. Outputs: o (B, H, Nq, D) in q's dtype and lse (B, H, Nq) float32 (or None) when the cache is not split;
+  over those positions, reading the buffers args; top_left: query i sits at position i instead, as flash_attention aligns. Outputs: o (B, H, Nq, D) in q's dtype and lse (B, H, Nq) float32 (or None) when the cache is not split;
   split over S blocks, one partial result per split, o (B, H, Nq, S, D) and lse (B, H, Nq, S) float32, for flash_combine.
   Per block: BLOCK_M packed rows (row g·Nq + i is query i of head hk·G + g) of one KV head, against one split of its cache."""
   mods = mods or Mods(causal=causal)
@@ -52,9 +52,10 @@ def flash_decode(q:UOp, k:UOp, v:UOp, seqlens:UOp, table:UOp|None, o:UOp, lse:UO
   # a paged cache's keys are dense within a page: a tile is copied in runs that each look their page up once
   tile_rows, run = (lambda n0: lambda r: key_row(n0 + r)), None if table is None else math.gcd(k.shape[2], BN)
   nk = flat(seqlens)[b].maximum(0).minimum(cap)
-  pos = lambda row: nk - Nq + (m0 + row) % Nq   # bottom-right: query i sits at position nk - Nq + i
+  q0 = 0 if top_left else nk - Nq               # query i's position: bottom-right, nk - Nq + i, or top-left, i
+  pos = lambda row: q0 + (m0 + row) % Nq
   head = lambda row: hk * G + (m0 + row) // Nq  # the query head of a packed row
-  plan = mods.plan(nk - Nq, nk - 1, nk, BN)
+  plan = mods.plan(q0, q0 + Nq - 1, nk, BN)
   # every tile is masked: the cost is a few compares per score, where a second, unmasked stage would leave the emulator (see
   # tile_plan) a loop after one that may run no time at all. Split s takes its share of the plan's positions.
   if s is None: share = TilePlan(plan.total, 0, plan.tile, plan.total)
@@ -63,7 +64,7 @@ def flash_decode(q:UOp, k:UOp, v:UOp, seqlens:UOp, table:UOp|None, o:UOp, lse:UO
     first = (s * per).minimum(plan.total)
     count = (plan.total - first).minimum(per)
     share = TilePlan(count, 0, lambda p: plan.tile(first + p), count)
-  lim = (H - 1, cap - 1, cap - 1)   # a mod sees positions in the cache (a query before its start at 0)
+  lim = (H - 1, (Nq if top_left else cap) - 1, cap - 1)   # a mod sees positions in the cache (a query before its start at 0)
   score = (lambda x, row, key, interior=False: mods.score(x, b, head(row), pos(row), key, args, lim)) if mods.scores_changed else None   # every tile masked
   acc, row_max, row_sum, q_s = attend(blk, cfg, q, k, v, rows_at(row0 * D, D), R - m0, tile_rows, run, nk, share, 1 / math.sqrt(D) if scale is None else scale,
                                  lambda row, key: mods.keep(b, head(row), pos(row), key, nk, args, lim), score)

@@ -206,7 +206,7 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   q: (B, H, Nq, D); k, v: (B, Hkv, Nk, D), H a multiple of Hkv; fp16 or bf16. o: (B, H, Nq, D) out in q's dtype.
   lse: (B, H, Nq) float32 out, the natural-log row logsumexp, or None. causal masks key j > query i (top-left aligned); mods
   (fa_uop.mods.Mods, its causal in place of causal) adds windows, softcap and score and mask mods reading the buffers args;
-  with a mask_mod the last three args are its block map for BLOCK_M x BLOCK_N tiles (fa_uop.blockmap.block_map). tma: K and V come
+  with a mask_mod the last args are its block map for BLOCK_M x BLOCK_N tiles (fa_uop.blockmap.block_map). tma: K and V come
   by Hopper's bulk tensor copies, from the tensor maps then in the last arg (32 uint64: K's, V's; flash_tma_maps), and with cfg.ring a
   producer warp issues them (warp specialisation). One block per BLOCK_M query rows of one head."""
   mods = mods or Mods(causal=causal)

@@ -100,3 +100,17 @@ def assert_close(o, lse, ref_o, ref_lse, dtype, msg=""):
   assert rel <= t["rel"], f"rel err {rel:.2e} > {t['rel']} {msg}"
   assert np.abs(o - ref_o).max() <= t["abs"], f"max abs err {np.abs(o - ref_o).max():.2e} > {t['abs']} {msg}"
   assert np.abs(lse - ref_lse).max() <= t["lse"], f"lse err {np.abs(lse - ref_lse).max():.2e} > {t['lse']} {msg}"
+
+def unread_buffers(*ts:Tensor) -> list[str]:
+  """the kernels realizing ts that are handed a buffer they never read or write (tinygrad 0.14's CUDA graph, TinyJit's, passes a kernel
+  every buffer of its call while the renderer drops an unused one from the signature, and the launch fails: invalid argument); then
+  ts are realized"""
+  from tinygrad.uop.ops import Ops
+  from tinygrad.engine.realize import get_call_arg_uops, run_linear
+  out, (lin, var_vals) = [], Tensor.linear_with_vars(*ts)
+  for call in lin.src:
+    if call.src[0].op is not Ops.SINK: continue
+    used = len({u for u in call.src[0].toposort() if u.op is Ops.PARAM})
+    if used != len(get_call_arg_uops(call)): out.append(f"{getattr(call.src[0].arg, 'name', '?')}: {used} of {len(get_call_arg_uops(call))}")
+  run_linear(lin, var_vals)
+  return out

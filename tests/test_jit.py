@@ -1,0 +1,124 @@
+"""Every kernel fa_uop launches, as tinygrad users run a step: captured by TinyJit, then replayed on new data, equal to the same call
+run eagerly (and to float64). On the emulator (sm_80, small shapes) and, marked gpu, on a real GPU (DEV=CUDA or AMD) with every
+forward config the tuner may pick there: tinygrad's CUDA graph launches each kernel with every buffer of its call."""
+import numpy as np, pytest
+from tinygrad import Tensor, TinyJit, Device, Context, dtypes
+from fa_uop import flash_attention, flash_attention_with_kvcache, write_kvcache, FwdConfig, target_for
+from fa_uop.config import candidates
+from fa_uop.reference import attention_ref
+from fa_uop.sdpa import patch
+from conftest import TOL, assert_close, unread_buffers
+
+def _gpu() -> str:
+  if Device.DEFAULT.split(":")[0] not in ("CUDA", "NV", "AMD"): pytest.skip("needs a GPU (DEV=CUDA or DEV=AMD)")
+  return Device.DEFAULT
+
+@pytest.fixture(params=["emu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def dev(request):
+  """(device, scale): the emulator of sm_80 at small shapes, or the GPU at larger ones"""
+  if request.param == "gpu": yield _gpu(), 8
+  else:
+    with Context(DEV="PYTHON::sm_80"): yield "PYTHON", 1
+
+def rand(r, shape, device, dtype=dtypes.half) -> Tensor:
+  return Tensor(r.standard_normal(shape).astype(np.float32), device=device).cast(dtype).contiguous().realize()
+
+def host(t:Tensor) -> np.ndarray: return t.float().numpy().astype(np.float64)
+
+def replays_match(step, make, n:int=3) -> list[list[np.ndarray]]:
+  """step jitted and run n times (run, capture, replays) on fresh inputs make(i); each result equal to step's run eagerly on the
+  same inputs; first, every kernel of a run must take every buffer it is handed (as tinygrad's CUDA graph needs). Returns the jitted
+  results"""
+  jit, got = TinyJit(step), []
+  assert unread_buffers(*[t for t in step(*make(-1)) if t is not None]) == [], "kernels the CUDA graph would refuse"
+  for i in range(n):
+    ins = make(i)
+    out = [host(t) for t in jit(*ins)]   # copied out: a replay writes the same buffers
+    want = [host(t) for t in step(*ins)]
+    for j, (a, b) in enumerate(zip(out, want)):
+      assert a.shape == b.shape and np.allclose(a, b, rtol=1e-3, atol=1e-3, equal_nan=True), f"call {i}, output {j}: max diff {np.abs(a - b).max()}"
+    got.append(out)
+  assert jit.cnt >= 2, "the step was never replayed"
+  return got
+
+def _configs(device:str, D:int) -> list[FwdConfig|None]:
+  """None (the default) and, on a GPU, every candidate the tuner may pick there"""
+  return [None] if device == "PYTHON" else [None, *candidates(target_for(device), D)]
+
+@pytest.mark.parametrize("D", [64, 128])
+def test_forward_every_config(dev, D):
+  """the forward (GQA, tails on both sides, causal and not) at each config, and its lse"""
+  device, s = dev
+  r = np.random.default_rng()
+  B, H, Hkv, Nq, Nk = 1, 2, 1, 17 * s, 13 * s + 5
+  for cfg in _configs(device, D):
+    for causal in (False, True):
+      step = lambda q, k, v: flash_attention(q, k, v, causal=causal, return_lse=True, config=cfg)
+      ins = lambda i: [rand(r, sh, device) for sh in ((B, H, Nq, D), (B, Hkv, Nk, D), (B, Hkv, Nk, D))]
+      jit, inputs = TinyJit(step), [ins(i) for i in range(3)]
+      for q, k, v in inputs:
+        o, lse = (host(t) for t in jit(q, k, v))
+        assert_close(o, lse, *attention_ref(host(q), host(k), host(v), causal), dtypes.half, f"{cfg} causal={causal}")
+      assert jit.cnt == 3, cfg
+
+def test_training_step(dev):
+  """autograd through flash_attention inside the jit (forward, delta, dK/dV, dQ kernels), a mask_mod's block map too"""
+  device, s = dev
+  r = np.random.default_rng()
+  B, H, Hkv, N, D = 1, 2, 1, 9 * s + 3, 64
+  mask = {"mask_mod": lambda b, h, q_idx, kv_idx, n: kv_idx < n[b]}
+  for kw in ({"causal": True}, mask) if device != "PYTHON" else (mask,):   # the emulator: one (slow) backward suffices
+    def step(q, k, v, do, n):
+      for t in (q, k, v): t.requires_grad = True
+      o = flash_attention(q, k, v, mod_args=(n,) if "mask_mod" in kw else (), **kw)
+      return [o, *(o.float() * do).sum().gradient(q, k, v)]
+    def make(i):
+      return [*(rand(r, sh, device) for sh in ((B, H, N, D), (B, Hkv, N, D), (B, Hkv, N, D), (B, H, N, D))),
+              Tensor(np.array([N - 3 - 5 * i], np.int32), device=device).realize()]
+    replays_match(step, make)
+
+def test_sdpa_and_decode_shaped_calls(dev):
+  """the SDPA drop-in (patched) with a key-padding mask, and flash_attention at a decode shape (its split-KV path), with gradients"""
+  device, s = dev
+  r = np.random.default_rng()
+  B, H, Hkv, D, Nk = 2, 4, 2, 64, 300 * s
+  def sdpa(q, k, v, m):
+    with patch(): return [q.scaled_dot_product_attention(k, v, attn_mask=m)]
+  replays_match(sdpa, lambda i: [rand(r, (B, H, 20, D), device), rand(r, (B, H, 33, D), device), rand(r, (B, H, 33, D), device),
+                                 Tensor(r.random((B, 1, 1, 33)) > 0.3, device=device).realize()])
+  def decode_shaped(q, k, v, do):
+    for t in (q, k, v): t.requires_grad = True
+    o, lse = flash_attention(q, k, v, return_lse=True)
+    return [o, lse, *((o.float() * do).sum() + lse.sum()).gradient(q, k, v)]
+  for Nq in (1, 3) if device != "PYTHON" else (3,):
+    got = replays_match(decode_shaped, lambda i: [rand(r, (B, H, Nq, D), device), rand(r, (B, Hkv, Nk, D), device), rand(r, (B, Hkv, Nk, D), device),
+                                                  rand(r, (B, H, Nq, D), device, dtypes.float)])
+    assert np.isfinite(got[-1][0]).all()
+
+@pytest.mark.parametrize("paged", [False, True])
+def test_decoding_with_changing_lengths(dev, paged):
+  """a decoding step as a server runs it: the new token's K and V written into the cache, then attention against it, the lengths
+  (and the page table) read at run time: one capture serves every step"""
+  device, s = dev
+  r = np.random.default_rng()
+  B, H, Hkv, D, Nmax, P = 2, 4, 2, 64, 64 * s, 16
+  pages = B * Nmax // P
+  table = Tensor(r.permutation(pages).reshape(B, Nmax // P).astype(np.int32), device=device).realize() if paged else None
+  shape = (pages, Hkv, P, D) if paged else (B, Hkv, Nmax, D)
+  kc, vc = rand(r, shape, device), rand(r, shape, device)
+  def step(q, k, v, lens):
+    kc2, vc2 = write_kvcache(kc, vc, k, v, lens, block_table=table)
+    return [flash_attention_with_kvcache(q, kc2, vc2, lens + 1, block_table=table, causal=True)]
+  jit = TinyJit(step)
+  for i in range(4):
+    lens_np = r.integers(0, Nmax - 1, B).astype(np.int32)
+    q, k, v = rand(r, (B, H, 1, D), device), rand(r, (B, Hkv, 1, D), device), rand(r, (B, Hkv, 1, D), device)
+    o = host(jit(q, k, v, Tensor(lens_np, device=device).realize())[0])
+    # the cache as the kernels saw it, read back: every position up to the new token
+    kn, vn = host(kc), host(vc)
+    for b in range(B):
+      pos = np.arange(lens_np[b] + 1)
+      rows = (lambda x: x[table.numpy()[b][pos // P], :, pos % P].transpose(1, 0, 2)) if paged else (lambda x: x[b][:, pos])
+      ref, _ = attention_ref(host(q)[b:b + 1], rows(kn)[None], rows(vn)[None], False)
+      assert np.abs(o[b:b + 1] - ref).max() <= TOL[dtypes.half]["abs"], f"step {i}, sequence {b}"
+  assert jit.cnt == 4
