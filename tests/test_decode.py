@@ -7,6 +7,8 @@ from fa_uop.config import decode_splits, default_decode_config
 from fa_uop.reference import kvcache_ref
 from conftest import TOL, assert_close, slow, slow_on, all_targets
 
+def host(t): return t.float().numpy().astype(np.float64)
+
 def rand(r, shape, dtype):
   """random normal values in dtype on the emulator, and the float64 numpy copy of what the kernel sees"""
   t = Tensor(r.standard_normal(shape).astype(np.float32), device="PYTHON").cast(dtype).contiguous().realize()
@@ -205,3 +207,44 @@ def test_window_visits_only_its_tiles(emu, monkeypatch):
     flash_attention_with_kvcache(q, kv, kv, Tensor([n], dtype=dtypes.int32, device="PYTHON"), window=window, num_splits=1, config=FwdConfig(16, 16, 1)).realize()
     counts.append(len(calls))
   assert counts[0] == counts[1] and counts[3] == 4 * counts[2] and counts[1] * 8 <= counts[3], counts
+
+@pytest.mark.parametrize("causal,mods", [(False, "none"), (True, "alibi-window")], ids=["full", "causal-alibi-window"])
+@slow_on("gfx1100")   # the route is above the targets, whose decoding kernels the tests above cover
+def test_flash_attention_takes_the_split_kv_path(emu, rng, monkeypatch, poisoned, causal, mods):
+  """flash_attention at a decode shape (3 queries, 520 keys: two splits of the keys) runs the decoding kernels with no argument
+  asking for them, top-left aligned as flash_attention is (a score_mod and window reading q_idx see positions 0..2), and its
+  gradients, of o and of lse, are those of attention (through the combine and the split kernel)"""
+  from fa_uop import flash_attention
+  from fa_uop.reference import attention_ref, attention_bwd_ref
+  r, seed = rng
+  built = []
+  monkeypatch.setattr(fa_uop.api, "flash_decode", lambda *a, **kw: built.append(kw["top_left"]) or flash_decode(*a, **kw))
+  fa_uop.api._decode_builders.cache_clear()
+  (q, qn), (k, kn), (v, vn) = rand(r, (1, 4, 3, 16), dtypes.half), rand(r, (1, 2, 520, 16), dtypes.half), rand(r, (1, 2, 520, 16), dtypes.half)
+  slopes = np.array([0.5, 0.25, 0.125, 0.0625], np.float32)
+  kw = dict(window=(None, 1), mod_args=(Tensor(slopes, device="PYTHON"),),
+            score_mod=lambda s, b, h, qi, kj, sl: s + sl[h] * (kj - qi).cast(dtypes.float)) if mods != "none" else {}
+  for t in (q, k, v): t.requires_grad = True
+  o, lse = flash_attention(q, k, v, causal=causal, return_lse=True, **kw)
+  do = r.standard_normal(o.shape)
+  grads = ((o.float() * Tensor(do.astype(np.float32), device="PYTHON")).sum() + lse.sum() * 0.5).gradient(q, k, v)
+  i, j = np.arange(3)[:, None], np.arange(520)[None, :]
+  keep = (j <= i + 1) if mods != "none" else None
+  score = (lambda s: s + slopes[None, :, None, None] * (j - i)) if mods != "none" else None
+  ref_o, ref_lse = attention_ref(qn, kn, vn, causal, keep=keep, score=score)
+  assert_close(host(o), lse.numpy().astype(np.float64), ref_o, ref_lse, dtypes.half, f"(seed {seed})")
+  refs = attention_bwd_ref(qn, kn, vn, do, causal, dlse=np.full(ref_lse.shape, 0.5), keep=keep, score=score,
+                           dscore=(lambda s: np.ones_like(s)) if score else None)
+  for name, g, ref in zip("qkv", grads, refs):
+    assert np.linalg.norm(host(g) - ref) / np.linalg.norm(ref) <= 5e-3, f"d{name} (seed {seed})"
+  assert built and all(built), "flash_attention did not take the split-KV path"
+
+def test_split_kv_route():
+  """flash_attention's choice (fa_uop.config.split_kv): the decoding kernels where a forward block's 64 rows would hold fewer queries,
+  or where its blocks cannot fill the GPU and the keys split; the forward elsewhere"""
+  from fa_uop.config import split_kv
+  plan = (FwdConfig(16, 64, 1), 8)
+  assert split_kv(plan, 4096, 132, 1) == plan                       # one query: always
+  assert split_kv(plan, 64, 132, 256) == plan                       # 64 blocks on 132 SMs, the keys split 8 ways
+  assert split_kv((plan[0], 1), 64, 132, 256) is None               # they do not split: the forward
+  assert split_kv(plan, 4096, 132, 256) is None                     # enough blocks: the forward

@@ -93,3 +93,24 @@ def test_blocks_per_sm_only_where_the_renderer_takes_them():
   with Context(DEV="PYTHON::sm_80"):
     q = Tensor.empty(1, 1, 64, 64, dtype=dtypes.half)
     with pytest.raises(ValueError, match="not taken"): flash_attention(q, q, q, config=three)
+
+def test_the_default_is_the_tables_nearest_pick(monkeypatch):
+  """tuning is opt-in (FA_UOP_TUNE=1); by default a target's config is its table's pick for the nearest shape class (same head dim,
+  the modifications' own rows, else causal's or full's; the nearest length buckets), and a head dim the table lacks gets the fixed
+  default. Every pick in the table can run on its target"""
+  from fa_uop import SM90A
+  from fa_uop.tuned import TABLE
+  monkeypatch.delenv("FA_UOP_TUNE", raising=False)
+  assert not tune.enabled("CUDA") and not tune.enabled("AMD")
+  monkeypatch.setenv("FA_UOP_TUNE", "1")
+  assert tune.enabled("CUDA") and not tune.enabled("PYTHON")
+  rows = TABLE["sm_90a"]
+  for c, cfg in rows.items(): FwdConfig.parse(cfg).check(SM90A, int(c.split("_")[0][1:]))
+  at = lambda d, nq, nk, causal, mods="": default_fwd_config(SM90A, d, causal, nq, nk, mods)
+  assert at(128, 2000, 2000, True) == FwdConfig.parse(rows["d128_causal_q4096_k4096"])            # bucket 4096
+  assert at(64, 100000, 100000, False) == FwdConfig.parse(rows["d64_full_q16384_k16384"])         # past the table: its nearest
+  assert at(128, 700, 9000, False) in (FwdConfig.parse(rows["d128_full_q1024_k1024"]), FwdConfig.parse(rows["d128_full_q4096_k4096"]))
+  assert at(128, 5000, 5000, True, "causal_m") == FwdConfig.parse(rows["d128_causal_q16384_k16384"])  # a mask: causal's rows
+  assert at(96, 4096, 4096, False) == default_fwd_config(SM90A, 96, False)                       # no D=96 rows
+  from fa_uop import SM80
+  assert default_fwd_config(SM80, 128, False, 4096, 4096) == default_fwd_config(SM80, 128)   # no table: the fixed default
