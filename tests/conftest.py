@@ -28,7 +28,7 @@ all_targets = pytest.mark.all_targets
 def _slow_here(it) -> bool:
   if "slow" in it.keywords: return True
   spec = getattr(it, "callspec", None)
-  emu = spec.params.get("emu") if spec is not None else None
+  emu = (spec.params.get("emu") or spec.params.get("dev")) if spec is not None else None   # dev: test_jit's emulator or GPU
   if emu in NEWER:
     on = it.get_closest_marker("all_targets")
     return on is None or not on.kwargs.get("keep", lambda p: True)(spec.params)
@@ -37,10 +37,12 @@ def _slow_here(it) -> bool:
   return not on.kwargs.get("keep", lambda p: False)(spec.params)
 
 def pytest_collection_modifyitems(config, items):
+  """the slow grid is deselected, not skipped, unless FA_UOP_SLOW=1: the summary's skips are then only tests that could not run here"""
   if os.environ.get("FA_UOP_SLOW", "0") == "1": return
-  skip = pytest.mark.skip(reason="slow emulator run: set FA_UOP_SLOW=1")
-  for it in items:
-    if _slow_here(it): it.add_marker(skip)
+  slow_ones = [it for it in items if _slow_here(it)]
+  if slow_ones:
+    config.hook.pytest_deselected(items=slow_ones)
+    items[:] = [it for it in items if not _slow_here(it)]
 
 @pytest.fixture(params=EMULATED)
 def emu(request):

@@ -46,6 +46,7 @@ def _configs(device:str, D:int) -> list[FwdConfig|None]:
   return [None] if device == "PYTHON" else [None, *candidates(target_for(device), D)]
 
 @pytest.mark.parametrize("D", [64, 128])
+@pytest.mark.slow_on("emu", keep=lambda p: p["D"] == 64)   # the emulator: one head dim (one config there)
 def test_forward_every_config(dev, D):
   """the forward (GQA, tails on both sides, causal and not) at each config, and its lse"""
   device, s = dev
@@ -96,6 +97,7 @@ def test_sdpa_and_decode_shaped_calls(dev):
     assert np.isfinite(got[-1][0]).all()
 
 @pytest.mark.parametrize("paged", [False, True])
+@pytest.mark.slow_on("emu", keep=lambda p: p["paged"])
 def test_decoding_with_changing_lengths(dev, paged):
   """a decoding step as a server runs it: the new token's K and V written into the cache, then attention against it, the lengths
   (and the page table) read at run time: one capture serves every step"""
