@@ -1,27 +1,47 @@
-"""Registers, spills and shared memory of the Hopper forward as nvcc builds it for sm_90a (ptxas -v), per config: causal and the
-document mask at D=128, the shapes of issue 9's table. Usage: python scripts/hopper_regs.py 64x64x4 128x64x8 ..."""
-import math, sys
+"""Registers, spills and shared memory of the Hopper kernels as nvcc builds them for sm_90a (ptxas -v; no GPU, nvcc on PATH), per config,
+causal and the document mask (B=1 H=16 N=16384, D from the environment, default 128: issue 9's shapes):
+  python3 scripts/hopper_regs.py 64x64x4 64x64x4x3 ...          the forward at each config
+  D=64 python3 scripts/hopper_regs.py bwd 64x64x4 64x64x4x3 ... the backward's dK/dV and dQ kernels at each config"""
+import math, os, sys
 from tinygrad import UOp, dtypes
-from fa_uop import SM90A, flash_fwd, FwdConfig
+from fa_uop import SM90A, flash_fwd, flash_bwd_dkdv, flash_bwd_dq, FwdConfig, BwdConfig
 from fa_uop.mods import Mods
 from fa_uop.compile import render, cuda_resources
 
-def sink(cfg:FwdConfig, doc:bool, D=128, N=16384, H=16):
-  q, kv, rows = ((1, H, N, D), dtypes.half), ((1, H, N, D), dtypes.half), ((1, H, N), dtypes.float)
-  if not doc: return flash_fwd(*[UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate([q, kv, kv, q, rows])], target=SM90A, cfg=cfg, causal=True)
-  mods = Mods(causal=True, mask_mod=lambda b, h, qi, kj, d: d[b, qi].eq(d[b, kj]), n_args=1)
-  TR, TC = cfg.block_m, cfg.block_n
-  bmap = [((1, 1, math.ceil(N / TR), 2), dtypes.int32), ((1, 1, math.ceil(N / TR), math.ceil(N / TC)), dtypes.int32), ((H * math.ceil(N / TR),), dtypes.int32)]
-  shapes = [q, kv, kv, q, rows, ((1, N), dtypes.int32), *bmap]
-  return flash_fwd(*[UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)], target=SM90A, cfg=cfg, mods=mods)
+D, N, H = int(os.environ.get("D", 128)), 16384, 16
+DOC = dict(mask_mod=lambda b, h, qi, kj, d: d[b, qi].eq(d[b, kj]), n_args=1)
+
+def ph(shapes) -> list[UOp]: return [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)]
+def doc_args(rows:int, cols:int) -> list:
+  """the mask's document ids and a block map: rows x cols tiles (queries x keys for the forward and dQ, keys x queries for dK/dV)"""
+  return [((1, N), dtypes.int32), ((1, 1, rows, 2), dtypes.int32), ((1, 1, rows, cols), dtypes.int32), ((H * rows,), dtypes.int32)]
+
+def fwd_sink(cfg:FwdConfig, doc:bool) -> UOp:
+  big, rows = ((1, H, N, D), dtypes.half), ((1, H, N), dtypes.float)
+  if not doc: return flash_fwd(*ph([big, big, big, big, rows]), target=SM90A, cfg=cfg, causal=True)
+  args = doc_args(math.ceil(N / cfg.block_m), math.ceil(N / cfg.block_n))
+  return flash_fwd(*ph([big, big, big, big, rows, *args]), target=SM90A, cfg=cfg, mods=Mods(causal=True, **DOC))
+
+def bwd_sinks(cfg:BwdConfig, doc:bool):
+  mods = Mods(causal=True, **DOC) if doc else Mods(causal=True)
+  big, rows = ((1, H, N, D), dtypes.half), ((1, H, N), dtypes.float)
+  for kern, nout in ((flash_bwd_dkdv, 2), (flash_bwd_dq, 1)):
+    shapes = [big] * 4 + [rows] * 2 + [big] * nout + (doc_args(N // cfg.block_m, N // cfg.block_n) if doc else [])
+    yield kern.__name__, kern(*ph(shapes), target=SM90A, cfg=cfg, mods=mods)
 
 def ptxas(src:str) -> str:
   r = cuda_resources(src, "sm_90a")
   return f"Used {r['registers']} registers, {r['spill_stores']} bytes spill stores, {r['stack']} bytes stack, {r['smem']} bytes smem"
 
 if __name__ == "__main__":
-  for c in sys.argv[1:]:
-    cfg = FwdConfig(*map(int, c.split("x")))
+  bwd, configs = sys.argv[1:2] == ["bwd"], sys.argv[1:]
+  for c in configs[1:] if bwd else configs:
     for doc in (False, True):
-      src = render(sink(cfg, doc), "sm_90a")
-      print(f"{c} {'document' if doc else 'causal'}: {ptxas(src)}; wgmma {src.count('wgmma.mma_async')}; dynamic smem {'fa_dsmem' in src}", flush=True)
+      case = "document" if doc else "causal"
+      if bwd:
+        for name, sink in bwd_sinks(BwdConfig(*map(int, c.split("x"))), doc):
+          src = render(sink, "sm_90a")
+          print(f"D={D} {c} {name} {case}: {ptxas(src)}; wgmma {src.count('wgmma.mma_async')}", flush=True)
+      else:
+        src = render(fwd_sink(FwdConfig.parse(c), doc), "sm_90a")
+        print(f"D={D} {c} {case}: {ptxas(src)}; wgmma {src.count('wgmma.mma_async')}; dynamic smem {'fa_dsmem' in src}", flush=True)

@@ -1,6 +1,7 @@
 # On an H100/H200: everything that has landed, verified through the Hopper target (the default there), small shapes, forward and
 # backward (or decoding), (the sweep: scripts/hopper_sweep.sh). summary.txt in $OUT (a call returns 8 files at most), the logs in /tmp
 source scripts/device_setup.sh
+export OUT=${OUT:-out}; mkdir -p "$OUT"   # what it reports: under $OUT (default ./out)
 export FA_UOP_TUNE=0
 vb() { # name env...
   local n=$1; shift

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """PyTorch's attention timed alone, in its own process: bench.py runs this so torch's CUDA context never meets tinygrad's (timing
 torch's backward in the same process as tinygrad measured nothing: the autograd thread and the events saw different contexts).
 Usage: torch_peer.py BACKEND MODE B H HKV N NK D CAUSAL DTYPE [SPEC]  ->  prints the median time in seconds, or 'none' and why.
