@@ -49,7 +49,7 @@ def flash_bwd_delta(o:UOp, do:UOp, delta:UOp, *dlse:UOp, target:Target) -> UOp:
   """delta = rowsum(dO ∘ O) (less dlse, the gradient of the logsumexp, where given), float32 (B, H, Nq) from o and do (B, H, Nq, D):
   each thread multiplies one 16-byte piece of a row of each (a warp reads whole rows, in order), the pieces' sums meet in LDS and one
   thread a row adds them. tinygrad's own reduction of the same took 0.26 ms on the H100 at 16k x 16 heads x 128 (six times what
-  reading O and dO costs), 8% of the document mask's backward (docs/perf.md, 2026-11-25)"""
+  reading O and dO costs), 8% of the document mask's backward (docs/journal.md, 2026-11-25)"""
   B, H, Nq, D = o.shape
   n = B * H * Nq
   C = 1 << (D // 8 - 1).bit_length()   # threads a row: its 16-byte pieces, to a power of two (those past D add nothing)

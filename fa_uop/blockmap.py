@@ -17,7 +17,7 @@ from fa_uop.tiles import flat
 
 COLS_PER_BLOCK = 64   # column tiles classified by one block, a thread each
 # the schedule's model of the GPU: blocks resident per multiprocessor (registers allow 2 of the attention kernels on the H100), and a
-# block's time outside its tile loop, in tiles (8.5 measured on the H100 at 64x32, docs/perf.md)
+# block's time outside its tile loop, in tiles (8.5 measured on the H100 at 64x32, docs/journal.md)
 RESIDENT, OVERHEAD = 2, 8
 
 def classify(status:UOp, *args:UOp, mods:Mods, nq:int, nk:int, TR:int, TC:int, keys:bool) -> UOp:

@@ -72,7 +72,7 @@ class BwdConfig:
 def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
   """(dK/dV, dQ) configs: 64 rows over 4 warps and 32 columns fit 48 KB of LDS up to D=128 in both; with wgmma 64 columns (64 KB
   at D=128, dynamic shared memory): on the H100 causal N=16384 D=128 8.53 → 7.49 ms, the document mask 3.60 → 3.05 ms, and faster
-  on every sweep shape tried (docs/perf.md, 2026-11-25); dQ in 3 blocks an SM (168 registers, no spill: 3 x 64 KB of LDS), causal
+  on every sweep shape tried (docs/journal.md, 2026-11-25); dQ in 3 blocks an SM (168 registers, no spill: 3 x 64 KB of LDS), causal
   7.27 → 6.80 ms and the document mask 2.78 → 2.49 ms with the 64-bit copy addresses (2026-11-25, second session); at D=64 dK/dV
   in 3 blocks an SM too (168 registers), +1-19% on the sweep's D=64 shapes (2026-11-25, sixth session; D=128's has none to spare)"""
   if target.wgmma is not None and d % 64 == 0: return BwdConfig(64, 64, 4, 3 if d == 64 else 0), BwdConfig(64, 64, 4, 3)
@@ -80,7 +80,7 @@ def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
 
 # what the tuner tries; each is checked per target and head dim, so a target gets those its LDS holds: 128x64x4 and 128x128x8 take 80
 # and 128 KB at D=128 (of those here only gfx950's 160 KB), less at smaller head dims. 128x32x4 (two m-tiles per warp, Q's fragments
-# read from LDS) is the H100's fastest for the document mask, 64x32x4 for causal (docs/perf.md, 2026-11-24); with wgmma 128x128x8 for
+# read from LDS) is the H100's fastest for the document mask, 64x32x4 for causal (docs/journal.md, 2026-11-24); with wgmma 128x128x8 for
 # causal and 64x64x4 in 3 blocks an SM (168 registers) for the document mask (2026-11-24); 64x128x4 at D=64 (2026-11-25, third session).
 # Bulk tensor copies (tma) measured faster at D=128 on long sequences only (+2-4%; slower at D=64 and short ones), and a producer
 # warp filling a ring (warp specialisation) on long causal ones only (+3% over tma at N=16384, -8% at N=4096 non-causal: 2026-11-25,
@@ -105,7 +105,7 @@ def shape_class(d:int, nq:int, nk:int, causal:bool, mods:str="") -> str:
 
 def default_fwd_config(target:Target, d:int, causal:bool=False, nq:int|None=None, nk:int|None=None, mods:str="") -> FwdConfig:
   """The config used where tuning is off (the default): the tuner's measured pick for the nearest shape class of the target's table
-  (fa_uop.tuned, made by scripts/tune_table.py), given the sequence lengths; else the fixed default per head dim. On the H100 (docs/perf.md, 2026-11-22) 64x32x4 led everywhere but D=128 non-causal,
+  (fa_uop.tuned, made by scripts/tune_table.py), given the sequence lengths; else the fixed default per head dim. On the H100 (docs/journal.md, 2026-11-22) 64x32x4 led everywhere but D=128 non-causal,
   where 64x64x4 did; with wgmma (SM90A, 2026-11-24) 64x64x4 leads at D=128 causal too, and at D=64 64x128x4 (166 registers, 3
   blocks an SM: D=64 N=1024 293 -> 305 TFLOPS, causal N=4096 312 -> 322, causal N=1024 226 -> 220; 2026-11-25, third session); on
   RDNA3 (64 KB of LDS, P through LDS) 64x32x4 fits every head dim."""
@@ -141,7 +141,7 @@ def default_decode_config(target:Target, d:int, rows:int) -> FwdConfig:
   return FwdConfig(warps * M, 64, warps)
 
 # split-KV: about DECODE_WAVES blocks per multiprocessor (on the H100, 4 one-warp blocks of 36 KB of LDS kept the memory busiest,
-# docs/perf.md), each split at least DECODE_MIN_TILES KV tiles long, a multiple of 8 splits past 8 (the combine reads 8 at a time)
+# docs/journal.md), each split at least DECODE_MIN_TILES KV tiles long, a multiple of 8 splits past 8 (the combine reads 8 at a time)
 DECODE_WAVES, DECODE_MIN_TILES, DECODE_MAX_SPLITS = 4, 4, 128
 
 def decode_splits(blocks:int, n_tiles:int, multiprocessors:int) -> int:

@@ -90,7 +90,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   row_max, row_sum = blk.reg((nrows,)), blk.reg((nrows,))
   # and the tiles of this step and the next. Where a block map lists them, each index is loaded a step before a copy needs it
   # (behind P·V), not waited for at the top of every step. The arithmetic of other plans measured faster carried too with the
-  # target's async copies, except beside a score modification (H100: causal -2%, ALiBi +2.5%, docs/perf.md); the twin's guarded
+  # target's async copies, except beside a score modification (H100: causal -2%, ALiBi +2.5%, docs/journal.md); the twin's guarded
   # loads of a carried index make tinygrad's valid simplification three times slower (a 12 s build of the emulated forward: 35 s)
   carry = plan.listed or (score is None and target.copy16 is not None)
   tix = blk.reg((2,), dtypes.int32)
@@ -130,7 +130,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
       score(s[mi, ni, e] * scale, blk.warp * WM + r, n0 + col, not masked) * LOG2E
     if masked:  # only the tiles a mask's edge crosses pay for it
       # (a phantom trip's keys moved past nk instead, one select a step, kept 40 fewer registers live and measured 4% slower on the
-      # H100's document mask: docs/perf.md 2026-11-25, third session)
+      # H100's document mask: docs/journal.md 2026-11-25, third session)
       ok = keep(blk.warp * WM + r, n0 + col)
       val = (ok if real is None else ok & real).where(val, -math.inf)
     if masked or c is None: s = s.after(s[mi, ni, e].store(val).end(mi, ni, e))

@@ -171,7 +171,7 @@ def _cuda_copy16(dst:UOp, src:UOp, ok:UOp|None, active:UOp|None) -> UOp:
   return UOp(Ops.CUSTOM, dtypes.void, (dst, src, nbytes, active), arg="if ({3}) " + asm)
 
 # tinygrad vectorizes 16-bit loads and stores to 8 bytes at most, and bf16 ones not at all (64 scalar stores a thread in a D=128
-# epilogue: bf16 2-7% slower than fp16 on the H100, docs/perf.md 2026-11-25), so a 16-byte piece of an LDS tile leaves in one asm
+# epilogue: bf16 2-7% slower than fp16 on the H100, docs/journal.md 2026-11-25), so a 16-byte piece of an LDS tile leaves in one asm
 def _cuda_store16(lds:UOp, dst:UOp, ok:UOp|None) -> UOp:
   asm = ('asm volatile("{{ .reg .b32 a, b, c, d;\\nld.shared.v4.b32 {{a, b, c, d}}, [%0];\\nst.global.v4.b32 [%1], {{a, b, c, d}}; }}" :: '
          '"r"((unsigned)__cvta_generic_to_shared({0})), "l"({1}) : "memory");')

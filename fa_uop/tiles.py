@@ -117,7 +117,7 @@ def _copy_rows(blk:Block, dst:Smem, src:UOp, r0:int, nrows:int, base:UOp, rows_v
   if fast:
     # the asm's address summed in 64 bits: nvcc then folds each piece's constant offset into the copy instruction, where a 32-bit sum
     # over a tile base read from a register costs three integer ops a piece (the document mask's backward on the H100: -5%, and dQ
-    # down from 232 to 168 registers; docs/perf.md 2026-11-25)
+    # down from 232 to 168 registers; docs/journal.md 2026-11-25)
     g = base.cast(dtypes.int64) + (rr * dst.cols + c).cast(dtypes.int64) if isinstance(base, UOp) else g
     return blk.target.copy16(dst.at(r, c), src.index(g if ok is None else ok.where(g, 0)), ok, active).end(it)
   v = blk.range(8, AxisType.UPCAST)
@@ -320,7 +320,7 @@ def store_acc(blk:Block, t:UOp, s:Smem, rows0:UOp, dst:UOp, row:Callable[[UOp], 
 
 # K-steps per trip of an MMA loop whose A fragments are read from LDS, unrolled in the graph: nvcc leaves a loop of one K-step rolled
 # at 128x32x4 (255 registers), each step waiting on its own fragment reads, and unrolled fully it spills (H100, the document mask's
-# forward at 1, 2, 4, 8: 1.427, 1.402, 1.495, 1.665 ms; docs/perf.md)
+# forward at 1, 2, 4, 8: 1.427, 1.402, 1.495, 1.665 ms; docs/journal.md)
 A_UNROLL = 2
 
 def mma(blk:Block, acc:UOp, a:Callable[[UOp, UOp], UOp], b:Callable[[UOp, UOp], list[UOp]], ksteps:int, a_reads:bool=False) -> UOp:

@@ -1,6 +1,6 @@
 """The tuner's picks per target (arch) and shape class (fa_uop.config.shape_class), measured on that GPU by scripts/tune_table.py,
 which writes this file; default_fwd_config takes the nearest class's (tuning, FA_UOP_TUNE=1, is opt-in). bf16 measured level with
-fp16 on the H100 (docs/perf.md, 2026-11-25), so one table serves both."""
+fp16 on the H100 (docs/journal.md, 2026-11-25), so one table serves both."""
 # sm_90a: an H100 (DEV=CUDA), the kernels of 561a112, 2026-11-25: DEV=CUDA python3 scripts/tune_table.py (every candidate's time:
 # docs/runs/2026-11-25_tune_table/tune_ms.json)
 TABLE: dict[str, dict[str, str]] = {"sm_90a": {

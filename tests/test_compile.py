@@ -224,7 +224,7 @@ def test_dropin_mask_kernels(arch):
     assert sink is sinks[1] or EXPECT[arch][0] in out
     assert lds_hazards(linear(sink, arch)) == []
 
-# where clang-22 puts something in scratch today (docs/perf.md; the ROCm device library calls built as the runtime builds them): on
+# where clang-22 puts something in scratch today (docs/performance.md; the ROCm device library calls built as the runtime builds them): on
 # CDNA nothing, on RDNA4 the kernels at D=128 (the forward, both backward kernels, the decoding kernel) and the masked backward
 # kernels at D=64 spill VGPRs: a wave32 lane has 256, CDNA's wave64 lane up to 512. Asserted exactly: a kernel that starts using
 # scratch fails, one that stops is noticed and taken off the list
@@ -251,7 +251,7 @@ def test_newer_amd_kernels(arch):
   assert spilled == SPILLS[arch]
 
 def test_rdna3_forward_spills_only_at_d128():
-  """gfx1100's forward keeps everything in VGPRs at D=64 and spills at D=128 (docs/perf.md), asserted exactly as SPILLS is"""
+  """gfx1100's forward keeps everything in VGPRs at D=64 and spills at D=128 (docs/performance.md), asserted exactly as SPILLS is"""
   if not HAVE["gfx1100"]: pytest.skip("no compiler for gfx1100")
   spills = {D: resources(compile_source(render(fwd_sink(RDNA3, D, True), "gfx1100"), "gfx1100"))["vgpr_spill"] for D in (64, 128)}
   assert spills[64] == 0 and spills[128] > 0, spills

@@ -246,7 +246,7 @@ def test_fits_three_blocks(mask, kernel, D, spill):
   """the H100's default configs that ask for 3 blocks an SM fit them (168 registers or fewer), causal and with a document mask_mod
   (tile indices from a block map), N=16384: dQ at D=128 with no spill (it took 220-244 registers before its copies' row guards went
   where a tile's bounds rule them out and their addresses were summed in 64 bits, and ran 4-14% slower at 2 blocks an SM), dK/dV
-  at D=64 with at most `spill` bytes (ptxas: 24 causal, 28 document; 3 blocks measured 1-19% faster than 2: docs/perf.md, 2026-11-25)"""
+  at D=64 with at most `spill` bytes (ptxas: 24 causal, 28 document; 3 blocks measured 1-19% faster than 2: docs/performance.md, 2026-11-25)"""
   from tinygrad import UOp
   from fa_uop import flash_bwd_dkdv, flash_bwd_dq, default_bwd_configs
   from fa_uop.mods import Mods
