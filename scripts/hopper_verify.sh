@@ -11,6 +11,8 @@ vb() { # name env...
 source scripts/hopper_cases.sh
 # the GPU tests take about 6 minutes on an H100 (39 of them at bd564e7): 200 s cut them short without a summary line
 DEV=CUDA timeout 450 python3 -m pytest -q -p no:cacheprovider tests/test_hopper.py > /tmp/test_hopper.log 2>&1; tail -1 /tmp/test_hopper.log | tee -a $OUT/summary.txt
+# TinyJit: every candidate config, the backward, block maps, the drop-in and decoding captured and replayed against eager (-m gpu)
+DEV=CUDA timeout 300 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_jit.py > /tmp/test_jit.log 2>&1; tail -1 /tmp/test_jit.log | tee -a $OUT/summary.txt
 # the tuner on Hopper (its candidates: the cp.async configs and the wgmma ones with bulk copies, tma): the config it keeps, verified,
 # and what it timed
 vb tuned128 FA_UOP_TUNE=1 FA_UOP_CACHE=/tmp/tune.json B=4 H=16 N=4096 D=128 CAUSAL=0 MODE=fwd
