@@ -152,8 +152,10 @@ def tile_plan(first:UOp|int, last:UOp|int, n:UOp|int, T:int, left:int|None, righ
   edge, those at the left edge, then the unmasked ones between, each from the last down.
   The emulator needs two things of the stages this gives: a first (masked) stage that runs whenever the second does (a
   barrier tinygrad puts in the second lists the first's LDS loads, which the emulator never made if the first ran zero times),
-  so where no tile needs the mask the first unmasked one is masked anyway; and no unmasked stage of at most one trip (it would
-  run inline, ignoring its count), which is folded into the masked one."""
+  so where no tile needs the mask the first unmasked one is masked anyway; and no unmasked stage of at most one trip, which is
+  folded into the masked one: tinygrad's linearizer orders code by how often it runs, counts a loop whose index can only be 0 as
+  run once and may place a loop-invariant uop used after that loop in its body, which the emulator skips when it runs no time
+  (a KeyError after it; the one such uop seen, a cast constant, the C renderers inline: the CUDA and HIP source was right)."""
   n_tiles = _ceil(n, T)
   lo = 0 if left is None else _max0(first - left)                          # the columns some row keeps: lo..hi-1
   hi = n if right is None else _min(n, _max0(last + right + 1))
