@@ -89,7 +89,7 @@ def args_read(out:UOp, args:list[UOp]) -> tuple[int, ...]:
 def picked(fn:Callable, lead:int, reads:tuple[int, ...], specs:tuple) -> Callable:
   """the mod fn (lead UOps, then a buffer for each (shape, dtype) of specs) taking only the buffers at reads, the others stand-ins it
   never reads: so a kernel is given only buffers it reads. tinygrad 0.14's CUDA graph (TinyJit) passes a kernel every buffer of its
-  call while the renderer drops an unread one from the kernel's signature, and the launch fails (H100, docs/perf.md 2026-11-25).
+  call while the renderer drops an unread one from the kernel's signature, and the launch fails (H100, docs/journal.md 2026-11-25).
   Cached, so one mod gives one wrapper, one Mods and one set of kernels."""
   def mod(*xs:UOp) -> UOp:
     bufs = [UOp.placeholder(sh, dt, slot=(1 << 21) + i) for i, (sh, dt) in enumerate(specs)]
@@ -134,7 +134,7 @@ class TilePlan:
   def carried(self, t:UOp) -> UOp:
     """a tile index read back from the register it was carried in, its bounds told to tinygrad again: it then drops the copies' and
     the statistics' guards its tiles cannot need, two integer ops for many (the document mask's backward on the H100: -3%,
-    docs/perf.md 2026-11-25)"""
+    docs/journal.md 2026-11-25)"""
     return t if self.last is None else t.maximum(0).minimum(self.last)
 
 def _ceil(x:UOp|int, d:int) -> UOp|int: return (x + d - 1) // d

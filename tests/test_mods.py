@@ -4,7 +4,7 @@ from tinygrad import Tensor, dtypes
 from fa_uop import flash_attention, FwdConfig
 from fa_uop.mods import tile_plan
 from fa_uop.reference import attention_ref, attention_bwd_ref
-from conftest import qkv, assert_close, slow, slow_on, TOL, all_targets
+from conftest import qkv, assert_close, slow, slow_on, TOL, all_targets, unread_buffers
 
 CFG = FwdConfig(32, 32, 2)
 
@@ -251,20 +251,6 @@ def test_document_mask_visits_only_its_documents(emu, monkeypatch):
   full, docs = mmas(), mmas(mask_mod=lambda b, h, q_idx, kv_idx, d: d[b, q_idx].eq(d[b, kv_idx]), mod_args=(doc,))
   assert docs * 10 == full * 4, (docs, full)
 
-def _calls_with_unread_buffers(*ts:Tensor) -> list[str]:
-  """the kernels realizing ts that are handed a buffer they never read or write (tinygrad 0.14's CUDA graph, TinyJit's, passes a kernel
-  every buffer of its call while the renderer drops an unused one from the signature, and the launch fails: invalid argument); then
-  ts are realized"""
-  from tinygrad.uop.ops import Ops
-  from tinygrad.engine.realize import get_call_arg_uops, run_linear
-  out, (lin, var_vals) = [], Tensor.linear_with_vars(*ts)
-  for call in lin.src:
-    if call.src[0].op is not Ops.SINK: continue
-    used = len({u for u in call.src[0].toposort() if u.op is Ops.PARAM})
-    if used != len(get_call_arg_uops(call)): out.append(f"{getattr(call.src[0].arg, 'name', '?')}: {used} of {len(get_call_arg_uops(call))}")
-  run_linear(lin, var_vals)
-  return out
-
 @slow_on("gfx1100")   # what a kernel is handed is decided above the targets: sm_80 covers it
 def test_kernels_get_only_the_buffers_they_read(emu, rng):
   """mod_args that no mod reads, or only the score_mod does, never reach a kernel (block map, forward, backward, decoding), and the
@@ -281,9 +267,9 @@ def test_kernels_get_only_the_buffers_they_read(emu, rng):
   o = flash_attention(q, k, v, causal=True, config=CFG, **mods)
   grads = (o.float() * Tensor(np.ones(o.shape, np.float32), device="PYTHON")).sum().gradient(q, k, v)
   dec = flash_attention_with_kvcache(q[:, :, -4:], k, v, Tensor([48], dtype=dtypes.int32, device="PYTHON"), causal=True, **mods)
-  assert _calls_with_unread_buffers(o, *grads, dec) == []
+  assert unread_buffers(o, *grads, dec) == []
   # a mask reading none of its buffers: the block map's kernels and the forward get none
-  assert _calls_with_unread_buffers(flash_attention(q, k, v, causal=True, config=CFG, mask_mod=lambda b, h, q_idx, kv_idx, d: kv_idx >= 0,
+  assert unread_buffers(flash_attention(q, k, v, causal=True, config=CFG, mask_mod=lambda b, h, q_idx, kv_idx, d: kv_idx >= 0,
                                                     mod_args=(args[2],))) == []
   qn = q.float().numpy().astype(np.float64)
   keep, score = doc[:, None, :, None] == doc[:, None, None, :], lambda s: s + slopes[None, :, None, None] * (j - i)
