@@ -299,22 +299,26 @@ def _combine_grad(*grads:UOp, call:UOp|None=None):
   return (d_o.uop, d_lse.uop, None, None)
 
 def _split_grad(target:Target, mods:Mods, scale:float|None, n_ins:int, splits:int=0):
-  """the decoding kernel's gradients as flash_attention's backward computes them. Split (splits=0), from those of its partial results
-  (_combine_grad's): do = Σ_s do_s and dlse = Σ_s dlse_s (Σ_s w_s = 1), against the combined o and lse recomputed from the parts"""
+  """the decoding kernel's gradients as flash_attention's backward computes them: unsplit (splits=1) from its o and lse; split, from
+  those of its partial results (_combine_grad's): do = Σ_s do_s and dlse = Σ_s dlse_s (Σ_s w_s = 1), against the combined o and lse
+  recomputed from the parts"""
   def grad_fxn(*grads:UOp, call:UOp|None=None):
     if call is None: *grads, call = grads
     q, k, v, *rest = call.src[1:]
     o_part, lse_part, *args = rest[n_ins - 3:]
     o_part, lse_part = Tensor(o_part.after(call)), Tensor(lse_part.after(call))
-    by_rank = {len(g.shape) + (splits == 1): Tensor(g) for g in grads}   # unsplit: o (B, H, Nq, D), lse (B, H, Nq)
-    if splits == 1: o_part, lse_part = o_part.unsqueeze(-2), lse_part.unsqueeze(-1)
-    m = lse_part.max(-1)
-    safe = m.eq(-math.inf).where(0.0, m)
-    total = (lse_part - safe.unsqueeze(-1)).exp().sum(-1)
-    lse = total.eq(0).where(-math.inf, safe + total.log())
-    o = (_weights(lse_part, lse).unsqueeze(-1) * o_part).sum(-2)
-    do = (by_rank[5].sum(-2) if splits != 1 else by_rank[5]) if 5 in by_rank else o.zeros_like()
-    dlse = (by_rank[4].sum(-1) if splits != 1 else by_rank[4]) if 4 in by_rank else None
+    by_rank = {len(g.shape): Tensor(g) for g in grads}
+    if splits == 1:   # its outputs are the forward's o and lse: flash_attention's gradient as it is
+      o, lse = o_part, lse_part
+      do, dlse = shard.like(o, by_rank.get(4, o.zeros_like())), by_rank.get(3)
+      if dlse is not None: dlse = shard.like(lse, dlse)
+    else:
+      m = lse_part.max(-1)
+      safe = m.eq(-math.inf).where(0.0, m)
+      total = (lse_part - safe.unsqueeze(-1)).exp().sum(-1)
+      lse = total.eq(0).where(-math.inf, safe + total.log())
+      o = (_weights(lse_part, lse).unsqueeze(-1) * o_part).sum(-2)
+      do, dlse = by_rank[5].sum(-2) if 5 in by_rank else o.zeros_like(), by_rank[4].sum(-1) if 4 in by_rank else None
     dq, dk, dv = _backward(target, mods, Tensor(q), Tensor(k), Tensor(v), o, lse, do, dlse, scale, None,
                            tuple(Tensor(a) for a in args[:mods.n_args]))
     return (dq.uop, dk.uop, dv.uop, *[None] * (len(call.src) - 4))

@@ -178,7 +178,9 @@ def test_score_and_mask_mod_gradients(emu, rng):
 
 @pytest.mark.parametrize("mask,causal,D", [("padding", False, 64), slow("document", True, 64), slow("padding", True, 128),
                                            slow("document", False, 128)], ids=["padding", "document-causal", "padding-causal-d128", "document-d128"])
-@all_targets(keep=lambda p: p["mask"] == "padding")
+# by default where the emulator failed (sm_80, gfx1201); the map's plan is above the targets, FA_UOP_SLOW=1 runs the others
+@slow_on("gfx1100")
+@all_targets(keep=lambda p: p["mask"] == "padding" and p["emu"] == "gfx1201")
 def test_mask_mod_over_two_tiles(emu, rng, mask, causal, D):
   """a mask_mod reading mod_args over two 32-wide tiles of the 33 keys (forward, dQ) and queries (dK/dV), GQA: the block map's
   unmasked stage, of one trip or none, is folded into the masked one. As a loop of at most one trip, tinygrad placed a constant the
