@@ -327,7 +327,7 @@ def _split_grad(target:Target, mods:Mods, scale:float|None, n_ins:int, splits:in
 def _all_keys(q:Tensor, nk:int) -> Tensor:
   """cache_seqlens for flash_attention's split-KV path, every key real: a buffer laid out as q's batch (a length the kernel knows
   when it is built made nvcc spill it: 384 bytes on sm_90a), realized once per layout"""
-  return _lengths(q.device, shard.axis(q), q.shape[0], nk)
+  return _lengths(q.device, 0 if shard.axis(q) == 0 else None, q.shape[0], nk)   # over batch where q is, else whole on each device
 
 @functools.cache
 def _lengths(device, axis:int|None, B:int, nk:int) -> Tensor:
