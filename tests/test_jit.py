@@ -78,6 +78,7 @@ def test_training_step(dev):
               Tensor(np.array([N - 3 - 5 * i], np.int32), device=device).realize()]
     replays_match(step, make)
 
+@pytest.mark.slow_on("emu")   # the emulator: test_sdpa and test_decode cover both eagerly, test_training_step the jitted backward
 def test_sdpa_and_decode_shaped_calls(dev):
   """the SDPA drop-in (patched) with a key-padding mask, and flash_attention at a decode shape (its split-KV path), with gradients"""
   device, s = dev
