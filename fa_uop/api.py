@@ -98,11 +98,19 @@ def _tma_template(device:str, dtype, D:int, Nk:int, planes:int, rows:int) -> Ten
 @functools.cache
 def _maps_builder(target:Target): return functools.cache(lambda *ps: flash_tma_maps(*ps, target=target))
 
-def _tensor_maps(target:Target, k:Tensor, v:Tensor, cfg:FwdConfig) -> Tensor:
+def _tensor_maps(target:Target, k:Tensor, v:Tensor, cfg:FwdConfig, compile_only:bool=False) -> Tensor:
   """the forward's tensor maps of k and v (contiguous, one device), pointed at their buffers by a kernel of their own"""
   B, Hkv, Nk, D = k.shape
+  if not compile_only: _compile_maps(target, k.device, k.dtype, k.shape, cfg)
   tmpl = _tma_template(k.device, k.dtype, D, Nk, B * Hkv, cfg.block_n)
   return Tensor.custom_kernel(tmpl, k, v, Tensor.empty(32, dtype=dtypes.uint64, device=k.device), fxn=_maps_builder(target))[3]
+
+@functools.cache
+def _compile_maps(target:Target, device:str, dtype, shape:tuple[int, ...], cfg:FwdConfig) -> None:
+  """compile the maps' kernel now, alone, on buffers never allocated: tinygrad compiles the new kernels of one realize in worker
+  processes once there are two, and starting them and sending them the forward cost a first call about a second (H100)"""
+  from tinygrad.engine.realize import lower_and_compile
+  lower_and_compile(_tensor_maps(target, *(Tensor.empty(*shape, dtype=dtype, device=device) for _ in range(2)), cfg, True).linear_with_vars()[0])
 
 @functools.cache
 def _delta_builder(target:Target): return functools.cache(lambda *ps: flash_bwd_delta(*ps, target=target))
