@@ -26,8 +26,9 @@ def classify(status:UOp, *args:UOp, mods:Mods, nq:int, nk:int, TR:int, TC:int, k
   needs the mask); else rows are keys and columns queries (dK/dV), and neither's tail matters."""
   Bm, Hm, nR, nC = status.shape
   b, h, rb = UOp.range(Bm, 0, AxisType.GLOBAL), UOp.range(Hm, 1, AxisType.GLOBAL), UOp.range(nR, 2, AxisType.GLOBAL)
-  cb, t = UOp.range(math.ceil(nC / COLS_PER_BLOCK), 3, AxisType.GLOBAL), UOp.range(COLS_PER_BLOCK, 4, AxisType.LOCAL)
-  ct = cb * COLS_PER_BLOCK + t
+  per = min(COLS_PER_BLOCK, nC)   # no idle threads where there are few tiles (the emulator runs every thread, each a long loop)
+  cb, t = UOp.range(math.ceil(nC / per), 3, AxisType.GLOBAL), UOp.range(per, 4, AxisType.LOCAL)
+  ct = cb * per + t
   cnt = UOp.placeholder((2,), dtypes.int32, slot=0, addrspace=AddrSpace.REG)    # kept, and elements that matter
   cnt = cnt.after(UOp.group(cnt[0].store(0), cnt[1].store(0)))
   r, c = UOp.range(TR, 5, AxisType.REDUCE), UOp.range(TC, 6, AxisType.REDUCE)
@@ -92,8 +93,9 @@ def _items(n:int) -> tuple[UOp, tuple[UOp, UOp]]:
   """one thread per item of n (a grid block of the kernel a schedule orders), and the ranges to end. Threads past the last item
   redo it and store what it stores: no guard, which tinygrad's valid simplification would also take as true for the loads the
   stored values need, and drop from them."""
-  cb, t = UOp.range(math.ceil(n / COLS_PER_BLOCK), 0, AxisType.GLOBAL), UOp.range(COLS_PER_BLOCK, 1, AxisType.LOCAL)
-  return (cb * COLS_PER_BLOCK + t).minimum(n - 1), (t, cb)
+  per = min(COLS_PER_BLOCK, n)
+  cb, t = UOp.range(math.ceil(n / per), 0, AxisType.GLOBAL), UOp.range(per, 1, AxisType.LOCAL)
+  return (cb * per + t).minimum(n - 1), (t, cb)
 
 def head_sort(sw:UOp, pre:UOp, pos:UOp, total:UOp, counts:UOp, *, HX:int, G:int, nC:int) -> UOp:
   """per grid head j (blocks j·nR .. j·nR+nR-1), its blocks longest first (ties: lower row block first): sw (B·HX·nR,) int64 <- their

@@ -1,6 +1,6 @@
 """Render and compile kernels for a target without its GPU: the generated HIP or CUDA source, and the real compilers' output."""
 from __future__ import annotations
-import os, re, shutil, subprocess, tempfile
+import functools, os, re, shutil, subprocess, tempfile
 from tinygrad import UOp
 from tinygrad.codegen import full_rewrite_to_sink, line_rewrite, pm_linearize_cleanups
 from tinygrad.codegen.late.linearizer import linearize
@@ -18,6 +18,7 @@ def renderer(arch:str) -> Renderer:
   if arch == "sm_90a": return _HopperNVCCRenderer(TgTarget("CUDA", arch="sm_90"))
   return NVCCRenderer(TgTarget("CUDA", arch=arch)) if arch.startswith("sm_") else HIPCCRenderer(TgTarget("AMD", arch=arch))
 
+@functools.lru_cache(maxsize=64)   # render and the hazard check take the same kernel, and the rewrite is most of their time
 def linear(sink:UOp, arch:str) -> list[UOp]:
   """the kernel as tinygrad linearizes it for arch ('gfx1100', 'sm_90', ...): the program order the GPU runs"""
   return line_rewrite(linearize(full_rewrite_to_sink(sink, renderer(arch))), pm_linearize_cleanups)

@@ -1,6 +1,9 @@
 import functools, os, shutil
 # copying a multi-device tensor to numpy goes through tinygrad's CPU device, which compiles with $CC (.ci/run installs clang-22)
 if shutil.which("clang-22"): os.environ.setdefault("CC", "clang-22")
+# under xdist tinygrad gives each worker a compile pool of cores/workers processes (one on CI's two cores), which adds only its
+# start and the kernels' pickling: compile in the worker itself
+if "PYTEST_XDIST_WORKER_COUNT" in os.environ: os.environ.setdefault("PARALLEL", "0")
 import numpy as np, pytest
 from tinygrad import Tensor, Context, dtypes
 from tinygrad.device import canonicalize_device
@@ -37,12 +40,14 @@ def _slow_here(it) -> bool:
   return not on.kwargs.get("keep", lambda p: False)(spec.params)
 
 def pytest_collection_modifyitems(config, items):
-  """the slow grid is deselected, not skipped, unless FA_UOP_SLOW=1: the summary's skips are then only tests that could not run here"""
-  if os.environ.get("FA_UOP_SLOW", "0") == "1": return
-  slow_ones = [it for it in items if _slow_here(it)]
-  if slow_ones:
-    config.hook.pytest_deselected(items=slow_ones)
-    items[:] = [it for it in items if not _slow_here(it)]
+  """deselected, not skipped, so the summary's skips are only tests that could not run here: the slow grid unless FA_UOP_SLOW=1, and
+  the tests marked gpu unless DEV names a GPU or -m picks them"""
+  slow = os.environ.get("FA_UOP_SLOW", "0") != "1"
+  gpu = os.environ.get("DEV", "").split(":")[0] in ("CUDA", "NV", "AMD") or config.option.markexpr
+  keep = [not ((slow and _slow_here(it)) or (not gpu and "gpu" in it.keywords)) for it in items]
+  if not all(keep):
+    config.hook.pytest_deselected(items=[it for it, k in zip(items, keep) if not k])
+    items[:] = [it for it, k in zip(items, keep) if k]
 
 @pytest.fixture(params=EMULATED)
 def emu(request):
@@ -65,7 +70,7 @@ def poisoned(monkeypatch):
   """the API's outputs (fa_uop.shard.empty: single-device, replicated or sharded) filled with NaN before its kernels run, so an
   element they leave unwritten fails the test"""
   def empty(ref, shape, dtype):
-    return shard.alike(ref, shape, lambda s, d: Tensor.full(s, float("nan"), dtype=dtype, device=d).contiguous().realize())
+    return shard.alike(ref, shape, lambda s, d: nans(s, dtype, d))
   monkeypatch.setattr(shard, "empty", empty)
 
 @pytest.fixture
@@ -74,23 +79,39 @@ def rng(request):
   seed = int.from_bytes(os.urandom(4), "little")
   return np.random.default_rng(seed), seed
 
+# numpy's dtypes of tinygrad's: a tensor in one is copied to and from the device as it is; a cast would be one more emulated kernel,
+# each compiled and run in a few hundred ms on the emulator, several a test
+_NP = {dtypes.half: np.float16, dtypes.float32: np.float32}
+
+def host(t:Tensor) -> np.ndarray:
+  """t's values as float64 numpy (bf16 through a cast to float32 on its device: numpy has no bf16)"""
+  return (t if t.dtype in _NP else t.float()).numpy().astype(np.float64)
+
+def device_tensor(a:np.ndarray, dtype, device="PYTHON") -> Tensor:
+  """a rounded to dtype, a realized tensor on device: fp16 and fp32 rounded by numpy (round to nearest even, as the devices cast), bf16 by
+  a cast on the device"""
+  if dtype in _NP: return Tensor(np.ascontiguousarray(a.astype(_NP[dtype])), device=device).contiguous().realize()
+  return Tensor(a.astype(np.float32), device=device).cast(dtype).contiguous().realize()
+
+def nans(shape, dtype=dtypes.float32, device="PYTHON") -> Tensor:
+  """a realized tensor of NaN, for outputs poisoned before a kernel writes them (an element left unwritten fails the test)"""
+  return device_tensor(np.full(shape, np.nan), dtype, device)
+
 def qkv(rng, B, H, Hkv, Nq, Nk, D, dtype):
   """random normal inputs as (numpy float64 of the rounded values, tinygrad tensors on the emulator)"""
-  np_dt = np.float16 if dtype == dtypes.half else np.float32
-  arrs = [rng.standard_normal(s).astype(np.float32) for s in ((B, H, Nq, D), (B, Hkv, Nk, D), (B, Hkv, Nk, D))]
-  ts = [Tensor(a, device="PYTHON").cast(dtype).contiguous().realize() for a in arrs]
-  return [t.float().numpy().astype(np.float64) for t in ts], ts
+  ts = [device_tensor(rng.standard_normal(s), dtype) for s in ((B, H, Nq, D), (B, Hkv, Nk, D), (B, Hkv, Nk, D))]
+  return [host(t) for t in ts], ts
 
 def run_fwd(q, k, v, causal=False, scale=None, cfg:FwdConfig|None=None):
   """the forward kernel through Tensor.custom_kernel with its outputs poisoned with NaN, so an unwritten element fails"""
   B, H, Nq, D = q.shape
-  o = Tensor.full((B, H, Nq, D), float("nan"), dtype=q.dtype, device=q.device).contiguous().realize()
-  lse = Tensor.full((B, H, Nq), float("nan"), dtype=dtypes.float32, device=q.device).contiguous().realize()
+  o = nans((B, H, Nq, D), q.dtype, q.device)
+  lse = nans((B, H, Nq), dtypes.float32, q.device)
   target = target_for(q.device)
   fxn = functools.partial(flash_fwd, target=target, cfg=cfg or FwdConfig(32, 32, 2), causal=causal, scale=scale)
   outs = Tensor.custom_kernel(q, k, v, o, lse, fxn=fxn)
   Tensor.realize(outs[3], outs[4])
-  return outs[3].float().numpy().astype(np.float64), outs[4].numpy().astype(np.float64)
+  return host(outs[3]), host(outs[4])
 
 # tolerances against the float64 reference on the rounded inputs: P is rounded to the input dtype before P·V (8 mantissa bits for bf16)
 TOL = {dtypes.half: dict(rel=2e-3, abs=8e-3, lse=5e-4), dtypes.bfloat16: dict(rel=1.5e-2, abs=6e-2, lse=5e-4)}

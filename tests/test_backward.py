@@ -3,14 +3,14 @@ import numpy as np, pytest
 from tinygrad import Tensor, dtypes
 from fa_uop import flash_attention, flash_bwd_delta, flash_bwd_dkdv, flash_bwd_dq, target_for, default_bwd_configs, BwdConfig
 from fa_uop.reference import attention_ref, attention_bwd_ref
-from conftest import qkv, slow, slow_on, EMULATED, all_targets
+from conftest import qkv, host, nans, slow, slow_on, EMULATED, all_targets
 
 # gradients are sums over up to Nq or Nk products of rounded values: a little looser than the forward's bounds
 GTOL = {dtypes.half: dict(rel=2e-3, abs=1.5e-2), dtypes.bfloat16: dict(rel=1.5e-2, abs=8e-2)}
 
 def assert_grads(got, ref, dtype, msg):
   for name, g, r in zip(("dq", "dk", "dv"), got, ref):
-    g = g.float().numpy().astype(np.float64) if isinstance(g, Tensor) else g
+    g = host(g) if isinstance(g, Tensor) else g
     assert np.isfinite(g).all(), f"{name}: unwritten or non-finite {msg}"
     if np.linalg.norm(r) > 1e-4:  # a zero gradient (one key: the softmax is constant) has only the absolute bound
       rel = np.linalg.norm(g - r) / np.linalg.norm(r)
@@ -32,9 +32,9 @@ def check_autograd(rng, B, H, Hkv, Nq, Nk, D, causal, dtype, scale=None, use_lse
   ref = attention_bwd_ref(qn, kn, vn, do_n, causal, scale, dl_n)
   assert_grads((q.grad, k.grad, v.grad), ref, dtype, f"(seed {seed})")
 
-# by default: on sm_80 D=64 in every combination and D=128 causal fp16, on gfx1100 D=64 full fp16 and causal bf16 (CI time); the
-# rest with FA_UOP_SLOW=1
-def _default(arch, D, c, dt): return (D == 64 or (D == 128 and c and dt == dtypes.half)) if arch == "sm_80" else D == 64 and (c, dt) in ((False, dtypes.half), (True, dtypes.bfloat16))
+# by default: D=64 full fp16 and causal bf16 (both dtypes, causal or not), on sm_80 D=128 causal fp16 too (CI time); the rest with
+# FA_UOP_SLOW=1
+def _default(arch, D, c, dt): return (D, c, dt) in ((64, False, dtypes.half), (64, True, dtypes.bfloat16)) or (arch, D, c, dt) == ("sm_80", 128, True, dtypes.half)
 HEAD_GRID = [(a, D, c, dt) if _default(a, D, c, dt) else slow(a, D, c, dt)
              for a in EMULATED for D in (32, 64, 128) for c in (False, True) for dt in (dtypes.half, dtypes.bfloat16)]
 @pytest.mark.parametrize("emu,D,causal,dtype", HEAD_GRID, indirect=["emu"],
@@ -74,10 +74,10 @@ def check_kernels(rng, causal, t, cfg, B, H, Hkv, Nq, Nk, D):
   do_n = r.standard_normal((B, H, Nq, D))
   o_ref, lse_ref = attention_ref(qn, kn, vn, causal)
   do = Tensor(do_n.astype(np.float32), device="PYTHON").cast(dtypes.half).contiguous().realize()
-  do_n = do.float().numpy().astype(np.float64)
+  do_n = host(do)
   lse = Tensor(lse_ref.astype(np.float32), device="PYTHON").contiguous().realize()
   delta = Tensor((do_n * o_ref).sum(-1).astype(np.float32), device="PYTHON").contiguous().realize()
-  nan = lambda *s: Tensor.full(s, float("nan"), dtype=dtypes.half, device="PYTHON").contiguous().realize()
+  nan = lambda *s: nans(s, dtypes.half, "PYTHON")
   dk, dv = Tensor.custom_kernel(q, k, v, do, lse, delta, nan(B, Hkv, Nk, D), nan(B, Hkv, Nk, D),
                                 fxn=functools.partial(flash_bwd_dkdv, target=t, cfg=cfg, causal=causal))[6:]
   dq = Tensor.custom_kernel(q, k, v, do, lse, delta, nan(B, H, Nq, D), fxn=functools.partial(flash_bwd_dq, target=t, cfg=cfg, causal=causal))[6]
@@ -92,7 +92,7 @@ def test_delta_kernel(emu, rng, H, Nq, D, dlse):
   r, seed = rng
   o, do = (Tensor(r.standard_normal((1, H, Nq, D)).astype(np.float32), device="PYTHON").cast(dtypes.half).contiguous().realize() for _ in range(2))
   dl = Tensor(r.standard_normal((1, H, Nq)).astype(np.float32), device="PYTHON").contiguous().realize()
-  out = Tensor.full((1, H, Nq), float("nan"), dtype=dtypes.float32, device="PYTHON").contiguous().realize()
+  out = nans((1, H, Nq), dtypes.float32, "PYTHON")
   got = Tensor.custom_kernel(o, do, out, *((dl,) if dlse else ()), fxn=functools.partial(flash_bwd_delta, target=target_for("PYTHON")))[2].numpy()
-  ref = (o.float().numpy().astype(np.float64) * do.float().numpy().astype(np.float64)).sum(-1) - (dl.numpy() if dlse else 0)
+  ref = (host(o) * host(do)).sum(-1) - (dl.numpy() if dlse else 0)
   np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-4 * np.sqrt(D), err_msg=f"(seed {seed})")

@@ -5,14 +5,13 @@ import fa_uop.api
 from fa_uop import flash_attention_with_kvcache, flash_decode, flash_combine, target_for, FwdConfig, SM80
 from fa_uop.config import decode_splits, default_decode_config
 from fa_uop.reference import kvcache_ref
-from conftest import TOL, assert_close, slow, slow_on, all_targets
+from conftest import TOL, assert_close, host, device_tensor, nans, slow, slow_on, all_targets
 
-def host(t): return t.float().numpy().astype(np.float64)
 
 def rand(r, shape, dtype):
   """random normal values in dtype on the emulator, and the float64 numpy copy of what the kernel sees"""
-  t = Tensor(r.standard_normal(shape).astype(np.float32), device="PYTHON").cast(dtype).contiguous().realize()
-  return t, t.float().numpy().astype(np.float64)
+  t = device_tensor(r.standard_normal(shape), dtype)
+  return t, host(t)
 
 def cache(r, B, H, Hkv, Nq, Nmax, D, dtype, page=None):
   """q and a KV cache: dense (B, Hkv, Nmax, D), or paged into a pool with two spare pages, the pages shuffled over the pool"""
@@ -30,7 +29,7 @@ def lengths(r, B, Nmax):
 def run_decode(q, k, v, seqlens, table, causal, splits, cfg, scale=None):
   """the decoding kernel (and, split, the combine) through Tensor.custom_kernel, every output poisoned with NaN first"""
   B, H, Nq, D = q.shape
-  nan = lambda *s, dt=dtypes.float32: Tensor.full(s, float("nan"), dtype=dt, device="PYTHON").contiguous().realize()
+  nan = lambda *s, dt=dtypes.float32: nans(s, dt, "PYTHON")
   t = target_for("PYTHON")
   sl = Tensor(seqlens, device="PYTHON").realize()
   ins = (q, k, v, sl) + ((Tensor(table, device="PYTHON").realize(),) if table is not None else ())
@@ -40,7 +39,7 @@ def run_decode(q, k, v, seqlens, table, causal, splits, cfg, scale=None):
   o, lse = Tensor.custom_kernel(*ins, *outs, fxn=fxn)[-2:]
   if splits > 1: o, lse = Tensor.custom_kernel(o, lse, nan(B, H, Nq, D, dt=q.dtype), nan(B, H, Nq), fxn=flash_combine)[2:]
   Tensor.realize(o, lse)
-  return o.float().numpy().astype(np.float64), lse.numpy().astype(np.float64)
+  return host(o), lse.numpy().astype(np.float64)
 
 def check(rng, B, H, Hkv, Nq, Nmax, D, causal, splits, dtype=dtypes.half, page=None, cfg=None, seqlens=None, scale=None):
   r, seed = rng
@@ -120,7 +119,7 @@ def test_api(emu, rng):
   o, lse = flash_attention_with_kvcache(q, k, v, Tensor(seqlens.astype(np.int64), device="PYTHON"), Tensor(table, device="PYTHON"),
                                         causal=True, scale=0.3, return_lse=True)
   assert o.shape == (2, 4, 2, 32) and o.dtype == dtypes.half and lse.shape == (2, 4, 2) and lse.dtype == dtypes.float32
-  assert_kv_close(o.float().numpy(), lse.numpy(), *kvcache_ref(qn, kn, vn, seqlens, table, True, 0.3), dtypes.half, f"(seed {seed})")
+  assert_kv_close(host(o), lse.numpy(), *kvcache_ref(qn, kn, vn, seqlens, table, True, 0.3), dtypes.half, f"(seed {seed})")
   assert not isinstance(flash_attention_with_kvcache(q, k, v, Tensor(seqlens, device="PYTHON"), Tensor(table, device="PYTHON")), tuple)
 
 def test_new_lengths_build_nothing(emu, rng, monkeypatch):
@@ -137,7 +136,7 @@ def test_new_lengths_build_nothing(emu, rng, monkeypatch):
   for i in range(4):
     seqlens = np.array([5 + 7 * i, 9 + 11 * i], dtype=np.int32)
     sl.assign(Tensor(seqlens, device="PYTHON")).realize()
-    o = step(q, k, v, sl).float().numpy()
+    o = host(step(q, k, v, sl))
     ref_o, _ = kvcache_ref(qn, kn, vn, seqlens, None, True)
     assert np.abs(o - ref_o).max() <= TOL[dtypes.half]["abs"], f"step {i} (seed {seed})"
   assert len(built) == 1
@@ -175,7 +174,7 @@ def test_write_kvcache(emu, rng, page):
         if n >= Nmax: continue
         if table is None: want[b, :, n] = new[b, :, i]
         else: want[table[b, n // page], :, n % page] = new[b, :, i]
-    np.testing.assert_array_equal(got.float().numpy(), want, err_msg=f"seed {seed}")
+    np.testing.assert_array_equal(host(got), want, err_msg=f"seed {seed}")
 
 def test_mods(emu, rng):
   """a bottom-right window, softcap, ALiBi as a score_mod and key padding as a mask_mod, over the cache's positions; split 2"""
@@ -191,7 +190,7 @@ def test_mods(emu, rng):
   bb = np.arange(B)[:, None, None, None]
   ref = kvcache_ref(qn, kn, vn, seqlens, None, True, window=(40, None), keep=lambda qp, kp: kp >= pad[bb],
                     score=lambda s, qp, kp: 6.0 * np.tanh(s / 6.0) + slopes[None, :, None, None] * (kp - qp))
-  assert_kv_close(o.float().numpy(), lse.numpy(), *ref, dtypes.half, f"(seed {seed}, lengths {seqlens})")
+  assert_kv_close(host(o), lse.numpy(), *ref, dtypes.half, f"(seed {seed}, lengths {seqlens})")
 
 def test_window_visits_only_its_tiles(emu, monkeypatch):
   """decoding one query with a window of 16 keys reads the same tiles whatever the length of the cache"""
@@ -211,8 +210,8 @@ def test_window_visits_only_its_tiles(emu, monkeypatch):
 @pytest.mark.parametrize("causal,mods", [(False, "none"), (True, "alibi-window")], ids=["full", "causal-alibi-window"])
 @slow_on("gfx1100")   # the route is above the targets, whose decoding kernels the tests above cover
 def test_flash_attention_takes_the_split_kv_path(emu, rng, monkeypatch, poisoned, causal, mods):
-  """flash_attention at a decode shape (3 queries, 520 keys: two splits of the keys) runs the decoding kernels with no argument
-  asking for them, top-left aligned as flash_attention is (a score_mod and window reading q_idx see positions 0..2), and its
+  """flash_attention at a decode shape (3 queries, 130 keys: three splits of the keys, the last of 2, where splits may be one tile
+  long) runs the decoding kernels with no argument asking for them, top-left aligned as flash_attention is (a score_mod and window reading q_idx see positions 0..2), and its
   gradients, of o and of lse, are those of attention (through the combine and the split kernel)"""
   from fa_uop import flash_attention
   from fa_uop.reference import attention_ref, attention_bwd_ref
@@ -220,7 +219,10 @@ def test_flash_attention_takes_the_split_kv_path(emu, rng, monkeypatch, poisoned
   built = []
   monkeypatch.setattr(fa_uop.api, "flash_decode", lambda *a, **kw: built.append(kw["top_left"]) or flash_decode(*a, **kw))
   fa_uop.api._decode_builders.cache_clear()
-  (q, qn), (k, kn), (v, vn) = rand(r, (1, 4, 3, 16), dtypes.half), rand(r, (1, 2, 520, 16), dtypes.half), rand(r, (1, 2, 520, 16), dtypes.half)
+  monkeypatch.setattr(fa_uop.config, "DECODE_MIN_TILES", 1)   # three splits of 64-key tiles at a quarter of the keys (CI time)
+  splits, plan = [], fa_uop.api.split_kv_plan
+  monkeypatch.setattr(fa_uop.api, "split_kv_plan", lambda *a: (p:=plan(*a)) and splits.append(p[1]) or p)
+  (q, qn), (k, kn), (v, vn) = rand(r, (1, 4, 3, 16), dtypes.half), rand(r, (1, 2, 130, 16), dtypes.half), rand(r, (1, 2, 130, 16), dtypes.half)
   slopes = np.array([0.5, 0.25, 0.125, 0.0625], np.float32)
   kw = dict(window=(None, 1), mod_args=(Tensor(slopes, device="PYTHON"),),
             score_mod=lambda s, b, h, qi, kj, sl: s + sl[h] * (kj - qi).cast(dtypes.float)) if mods != "none" else {}
@@ -228,7 +230,7 @@ def test_flash_attention_takes_the_split_kv_path(emu, rng, monkeypatch, poisoned
   o, lse = flash_attention(q, k, v, causal=causal, return_lse=True, **kw)
   do = r.standard_normal(o.shape)
   grads = ((o.float() * Tensor(do.astype(np.float32), device="PYTHON")).sum() + lse.sum() * 0.5).gradient(q, k, v)
-  i, j = np.arange(3)[:, None], np.arange(520)[None, :]
+  i, j = np.arange(3)[:, None], np.arange(130)[None, :]
   keep = (j <= i + 1) if mods != "none" else None
   score = (lambda s: s + slopes[None, :, None, None] * (j - i)) if mods != "none" else None
   ref_o, ref_lse = attention_ref(qn, kn, vn, causal, keep=keep, score=score)
@@ -237,7 +239,8 @@ def test_flash_attention_takes_the_split_kv_path(emu, rng, monkeypatch, poisoned
                            dscore=(lambda s: np.ones_like(s)) if score else None)
   for name, g, ref in zip("qkv", grads, refs):
     assert np.linalg.norm(host(g) - ref) / np.linalg.norm(ref) <= 5e-3, f"d{name} (seed {seed})"
-  assert built and all(built), "flash_attention did not take the split-KV path"
+  # causal, or the window's right edge: the 3 queries see 3 or 4 keys from the left, one tile, so no split (the unsplit kernel's gradient)
+  assert built and all(built) and splits == [1 if causal or mods != "none" else 3], f"not the split-KV path as planned: {built}, {splits}"
 
 def test_split_kv_route():
   """flash_attention's choice (fa_uop.config.split_kv): the decoding kernels where a forward block's 64 rows would hold fewer queries,

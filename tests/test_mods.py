@@ -4,7 +4,7 @@ from tinygrad import Tensor, dtypes
 from fa_uop import flash_attention, FwdConfig
 from fa_uop.mods import tile_plan
 from fa_uop.reference import attention_ref, attention_bwd_ref
-from conftest import qkv, assert_close, slow, slow_on, TOL, all_targets, unread_buffers
+from conftest import qkv, host, assert_close, slow, slow_on, TOL, all_targets, unread_buffers
 
 CFG = FwdConfig(32, 32, 2)
 
@@ -27,10 +27,10 @@ def fwd(rng, B, H, Hkv, Nq, Nk, D, dtype=dtypes.half, keep=None, score=None, qmu
   (qn, kn, vn), (q, k, v) = qkv(r, B, H, Hkv, Nq, Nk, D, dtype)
   if qmul != 1.0:
     q = (q.float() * qmul).cast(dtype).contiguous().realize()
-    qn = q.float().numpy().astype(np.float64)
+    qn = host(q)
   o, lse = flash_attention(q, k, v, return_lse=True, config=cfg, **kw)
   ref_o, ref_lse = attention_ref(qn, kn, vn, kw.get("causal", False), keep=keep, score=score)
-  check_rows(o.float().numpy().astype(np.float64), lse.numpy().astype(np.float64), ref_o, ref_lse, dtype, f"(seed {seed})")
+  check_rows(host(o), lse.numpy().astype(np.float64), ref_o, ref_lse, dtype, f"(seed {seed})")
 
 def test_tile_plan_against_the_definition():
   """every tile a row keeps something of is visited, each once; every tile an edge or the column tail crosses is masked"""
@@ -137,13 +137,13 @@ def bwd(rng, B, H, Hkv, Nq, Nk, D, dtype=dtypes.half, keep=None, score=None, dsc
   (qn, kn, vn), (q, k, v) = qkv(r, B, H, Hkv, Nq, Nk, D, dtype)
   if qmul != 1.0:
     q = (q.float() * qmul).cast(dtype).contiguous().realize()
-    qn = q.float().numpy().astype(np.float64)
+    qn = host(q)
   do = r.standard_normal((B, H, Nq, D)).astype(np.float32)
   for t in (q, k, v): t.requires_grad = True
   (flash_attention(q, k, v, config=CFG, **kw).float() * Tensor(do, device="PYTHON")).sum().backward()
   ref = attention_bwd_ref(qn, kn, vn, do, kw.get("causal", False), keep=keep, score=score, dscore=dscore)
   for name, g, want in zip(("dq", "dk", "dv"), (q.grad, k.grad, v.grad), ref):
-    g = g.float().numpy().astype(np.float64)
+    g = host(g)
     assert np.isfinite(g).all(), f"{name}: non-finite (seed {seed})"
     if np.linalg.norm(want) > 1e-4:
       assert np.linalg.norm(g - want) / np.linalg.norm(want) <= GTOL[dtype]["rel"], f"{name} rel err (seed {seed})"
@@ -273,12 +273,12 @@ def test_kernels_get_only_the_buffers_they_read(emu, rng):
   # a mask reading none of its buffers: the block map's kernels and the forward get none
   assert unread_buffers(flash_attention(q, k, v, causal=True, config=CFG, mask_mod=lambda b, h, q_idx, kv_idx, d: kv_idx >= 0,
                                                     mod_args=(args[2],))) == []
-  qn = q.float().numpy().astype(np.float64)
+  qn = host(q)
   keep, score = doc[:, None, :, None] == doc[:, None, None, :], lambda s: s + slopes[None, :, None, None] * (j - i)
   ref_o, ref_lse = attention_ref(qn, kn, vn, True, keep=keep, score=score)
   ref_dq, _, _ = attention_bwd_ref(qn, kn, vn, np.ones(ref_o.shape), True, keep=keep, score=score, dscore=lambda s: np.ones_like(s))
   z = np.zeros(ref_lse.shape)
-  check_rows(o.float().numpy().astype(np.float64), z, ref_o, z, dtypes.half, "forward")
-  check_rows(dec.float().numpy().astype(np.float64), z[:, :, -4:], ref_o[:, :, -4:], z[:, :, -4:], dtypes.half, "decoding")
-  g = grads[0].float().numpy().astype(np.float64)
+  check_rows(host(o), z, ref_o, z, dtypes.half, "forward")
+  check_rows(host(dec), z[:, :, -4:], ref_o[:, :, -4:], z[:, :, -4:], dtypes.half, "decoding")
+  g = host(grads[0])
   assert np.linalg.norm(g - ref_dq) / np.linalg.norm(ref_dq) <= GTOL[dtypes.half]["rel"], "dq"

@@ -6,15 +6,15 @@ from tinygrad import Tensor, dtypes
 import fa_uop.api, fa_uop.tune as tune
 from fa_uop import flash_attention, flash_attention_backward, flash_attention_with_kvcache, write_kvcache, FwdConfig, shard
 from fa_uop.reference import attention_ref, attention_bwd_ref, kvcache_ref
-from conftest import qkv, assert_close, devices, slow, slow_on, TOL
+from conftest import qkv, host, assert_close, devices, slow, slow_on, TOL
 
 def e(devs, axis, *shape, dtype=dtypes.half): return Tensor.empty(*shape, dtype=dtype, device="PYTHON").shard(devs, axis=axis)
 
 def sharded(ts, devs, axis): return [t.shard(devs, axis=axis) for t in ts]
-def host(t): return t.float().numpy().astype(np.float64)
 
 # heads sharded on sm_80 by default: test_backward_function_and_mods and test_sdpa's test_sharded
-@pytest.mark.parametrize("emu,axis", [("sm_80", 0), slow("sm_80", 1), ("gfx1100", 0), slow("gfx1100", 1)], indirect=["emu"],
+# gfx1100's sharded kernels by default in test_sdpa's test_sharded (CI time)
+@pytest.mark.parametrize("emu,axis", [("sm_80", 0), slow("sm_80", 1), slow("gfx1100", 0), slow("gfx1100", 1)], indirect=["emu"],
                          ids=["sm_80-batch", "sm_80-heads", "gfx1100-batch", "gfx1100-heads"])
 def test_forward_and_gradients(emu, rng, poisoned, axis):
   """causal GQA with query and key tails, sharded over batch or heads: each device's kernels on their shard, o, lse and the

@@ -4,7 +4,7 @@ from tinygrad.uop.ops import AxisType, KernelInfo
 from tinygrad.dtype import AddrSpace
 from fa_uop import SM80, RDNA3, RDNA4, CDNA3, CDNA4, target_for
 from fa_uop.tiles import Block, a_from_acc
-from conftest import all_targets
+from conftest import all_targets, nans
 
 def test_sm80_layouts_match_ptx():
   # PTX ISA, mma.m16n8k16 f16: groupID = lane>>2, threadID_in_group = lane%4
@@ -70,7 +70,7 @@ def test_one_mma_through_fragment_views(emu, rng):
     return t.c.view(c.reshape(M, N), lane).store(acc).end(lane).sink(arg=KernelInfo(name="one_mma", opts_to_apply=()))
   r, seed = rng
   a, b = r.standard_normal((M, K)).astype(np.float16), r.standard_normal((N, K)).astype(np.float16)
-  c = Tensor.full((M, N), float("nan"), device="PYTHON").contiguous().realize()
+  c = nans((M, N), dtypes.float32, "PYTHON")
   out = Tensor.custom_kernel(c, Tensor(a, device="PYTHON"), Tensor(b, device="PYTHON"), fxn=kern)[0].numpy()
   np.testing.assert_allclose(out, a.astype(np.float64) @ b.astype(np.float64).T, atol=1e-4, err_msg=f"seed {seed}")
 
