@@ -12,7 +12,7 @@ from fa_uop.mods import Mods, stand_ins, args_read, only_read
 from fa_uop.blockmap import block_map, RESIDENT
 from fa_uop.target import Target, target_for, multiprocessors, tensor_map_template
 
-HEAD_DIMS = (16, 32, 48, 64, 80, 96, 112, 128)
+HEAD_DIMS = tuple(range(16, 257, 16))
 
 def _check(q, k, v, causal, scale, kn:str="k", vn:str="v", batch:bool=True) -> Target:
   """the checks every entry point shares, k and v named kn and vn in the messages; batch: k's batch must be q's (else k is a
@@ -32,7 +32,7 @@ def _check(q, k, v, causal, scale, kn:str="k", vn:str="v", batch:bool=True) -> T
   if Dk != D: raise ValueError(f"{kn} has head dim {Dk}, q has head dim {D}")
   if Hkv < 1 or H % Hkv: raise ValueError(f"q's heads H={H} must be a multiple of {kn}'s and {vn}'s heads Hkv={Hkv}")
   if min(B, H, Nq, Nk, Bk) < 1: raise ValueError(f"empty attention: q {q.shape}, {kn} {k.shape}")
-  if D not in HEAD_DIMS: raise ValueError(f"head dim D={D} is not supported; supported: {HEAD_DIMS}")
+  if D not in HEAD_DIMS: raise ValueError(f"head dim D={D} is not supported; supported: the multiples of 16 up to 256")
   shard.check(("q", kn, vn), (q, k, v), (0, 1) if batch else (1,))
   targets = {target_for(d) for d in ((q.device,) if isinstance(q.device, str) else q.device)}
   if len(targets) > 1: raise ValueError(f"q's devices {q.device} are of different kinds: {sorted(t.arch for t in targets)}")
@@ -197,7 +197,7 @@ def flash_attention(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float
 
   q: (B, H, Nq, D); k, v: (B, Hkv, Nk, D), with H a multiple of Hkv (GQA/MQA: query head h reads KV head h // (H // Hkv)).
   float16 or bfloat16, all three alike; accumulation in float32; any Nq, Nk ≥ 1.
-  D: a multiple of the MMA K (16) up to 128, i.e. one of 16, 32, 48, 64, 80, 96, 112, 128.
+  D: a multiple of the MMA K (16) up to 256 (Gemma's): 16, 32, ..., 128, ..., 256.
   causal masks key j > query i, top-left aligned as in tinygrad's and PyTorch's SDPA. scale defaults to 1/sqrt(D).
   Modifications, built into the kernels (forward and backward):
   - window=(left, right): key j is kept for query i iff i - left <= j <= i + right, a side None unbounded; with causal, both.

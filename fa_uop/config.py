@@ -75,8 +75,10 @@ def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
   on every sweep shape tried (docs/journal.md, 2026-11-25); dQ in 3 blocks an SM (168 registers, no spill: 3 x 64 KB of LDS), causal
   7.27 → 6.80 ms and the document mask 2.78 → 2.49 ms with the 64-bit copy addresses (2026-11-25, second session); at D=64 dK/dV
   in 3 blocks an SM too (168 registers), +1-19% on the sweep's D=64 shapes (2026-11-25, sixth session; D=128's has none to spare)"""
-  if target.wgmma is not None and d % 64 == 0: return BwdConfig(64, 64, 4, 3 if d == 64 else 0), BwdConfig(64, 64, 4, 3)
-  return BwdConfig(64, 32, 4), BwdConfig(64, 32, 4)
+  if target.wgmma is not None and d % 64 == 0 and d <= 128: return BwdConfig(64, 64, 4, 3 if d == 64 else 0), BwdConfig(64, 64, 4, 3)
+  # past D=128 the K, V (or Q, dO) tiles of 64 rows outgrow 48 KB: fewer rows and columns, over fewer warps
+  cfg = fitting(target, d, BwdConfig(64, 32, 4), BwdConfig(32, 32, 2), BwdConfig(32, 16, 2))
+  return cfg, cfg
 
 # what the tuner tries; each is checked per target and head dim, so a target gets those its LDS holds: 128x64x4 and 128x128x8 take 80
 # and 128 KB at D=128 (of those here only gfx950's 160 KB), less at smaller head dims. 128x32x4 (two m-tiles per warp, Q's fragments
@@ -113,7 +115,15 @@ def default_fwd_config(target:Target, d:int, causal:bool=False, nq:int|None=None
   if target.wgmma is not None and d == 64: return FwdConfig(64, 128, 4)
   if target.wgmma is not None and d % 64 == 0: return FwdConfig(64, 64, 4)
   if target.mma_device == "CUDA" and d == 128 and not causal: return FwdConfig(64, 64, 4)
-  return FwdConfig(64, 32, 4)
+  return fitting(target, d, FwdConfig(64, 32, 4), FwdConfig(64, 16, 4))   # past D=192 64x32x4's K and V tiles outgrow 48 KB
+
+def fitting(target:Target, d:int, *cfgs):
+  """the first of cfgs that runs at head dim d on target (its LDS), else the last, whose check then says why not"""
+  for c in cfgs:
+    try: c.check(target, d)
+    except ValueError: continue
+    return c
+  return cfgs[-1]
 
 def tabled(target:Target, d:int, nq:int, nk:int, causal:bool, mods:str="") -> FwdConfig|None:
   """the table's config for the nearest of its shape classes with this head dim and modifications (else causal's or full's), by
@@ -135,10 +145,10 @@ def tabled(target:Target, d:int, nq:int, nk:int, causal:bool, mods:str="") -> Fw
 
 def default_decode_config(target:Target, d:int, rows:int) -> FwdConfig:
   """the decoding kernel's tile for `rows` packed query rows (query heads of a GQA group × new queries): as few MMA row tiles
-  as hold them, one warp each up to 4, and 64-key tiles"""
+  as hold them, one warp each up to 4, and 64-key tiles (32 or 16 where K and V's do not fit beside Q's at large head dims)"""
   M = target.mma[0]
   warps = min(4, 1 << max(0, math.ceil(math.log2(math.ceil(rows / M)))))
-  return FwdConfig(warps * M, 64, warps)
+  return fitting(target, d, *(FwdConfig(warps * M, n, warps) for n in (64, 32, 16)))
 
 # split-KV: about DECODE_WAVES blocks per multiprocessor (on the H100, 4 one-warp blocks of 36 KB of LDS kept the memory busiest,
 # docs/journal.md), each split at least DECODE_MIN_TILES KV tiles long, a multiple of 8 splits past 8 (the combine reads 8 at a time)

@@ -69,6 +69,12 @@ def test_contiguous(emu, rng, Nq, causal, splits): check(rng, 3, 4, 2, Nq, 70, 3
 @all_targets(keep=lambda p: p["page"] == 16 and p["Nq"] == 3)
 def test_paged(emu, rng, page, cfg, Nmax, Nq, causal, splits): check(rng, 3, 4, 2, Nq, Nmax, 32, causal, splits, page=page, cfg=cfg)
 
+@slow_on("gfx1100")   # sm_80's by default, the others with FA_UOP_SLOW=1 (CI time)
+@all_targets(keep=lambda p: False)
+def test_head_dim_256(emu, rng):
+  """the cache path at Gemma's head dim, its default tile (64-key tiles where K and V fit beside Q: fa_uop.config.fitting), split"""
+  check(rng, 2, 4, 2, 3, 70, 256, True, 2, cfg=default_decode_config(target_for("PYTHON"), 256, 6))
+
 @pytest.mark.parametrize("H,Hkv", [(4, 4), (4, 1), slow(8, 2)], ids=["mha", "mqa", "gqa4"])
 @slow_on("gfx1100", keep=lambda p: p["Hkv"] == 1)
 def test_heads(emu, rng, H, Hkv): check(rng, 2, H, Hkv, 2, 50, 32, True, 2)

@@ -282,3 +282,23 @@ def test_kernels_get_only_the_buffers_they_read(emu, rng):
   check_rows(host(dec), z[:, :, -4:], ref_o[:, :, -4:], z[:, :, -4:], dtypes.half, "decoding")
   g = host(grads[0])
   assert np.linalg.norm(g - ref_dq) / np.linalg.norm(ref_dq) <= GTOL[dtypes.half]["rel"], "dq"
+
+# *** head dim 256 ***
+
+@pytest.mark.slow   # 2-3 min a target on the emulator: by default the forward on every target (test_forward) and the backward on sm_80
+def test_head_dim_256(emu, rng):
+  """Gemma's head dim through flash_attention at its default configs (smaller tiles past D=128: fa_uop.config.fitting): causal,
+  tails on both sides (two query blocks), GQA, a key-padding mask_mod; the output, logsumexp and gradients against float64"""
+  r, seed = rng
+  Nq, Nk, n = 70, 75, np.array([61], np.int32)
+  (qn, kn, vn), (q, k, v) = qkv(r, 1, 2, 1, Nq, Nk, 256, dtypes.half)
+  keep = np.arange(Nk)[None, None, None, :] < n[:, None, None, None]
+  do = r.standard_normal((1, 2, Nq, 256))
+  for t in (q, k, v): t.requires_grad = True
+  o, lse = flash_attention(q, k, v, causal=True, return_lse=True, mask_mod=lambda b, h, qi, kj, m: kj < m[b], mod_args=(Tensor(n, device="PYTHON"),))
+  grads = (o.float() * Tensor(do.astype(np.float32), device="PYTHON")).sum().gradient(q, k, v)
+  assert_close(host(o), host(lse), *attention_ref(qn, kn, vn, True, keep=keep), dtypes.half, f"(seed {seed})")
+  for name, g, want in zip(("dq", "dk", "dv"), grads, attention_bwd_ref(qn, kn, vn, do, True, keep=keep)):
+    g, t = host(g), GTOL[dtypes.half]
+    assert np.linalg.norm(g - want) / np.linalg.norm(want) <= t["rel"], f"{name} rel err (seed {seed})"
+    assert np.abs(g - want).max() <= t["abs"], f"{name} max abs err {np.abs(g - want).max():.2e} (seed {seed})"
