@@ -158,15 +158,20 @@ def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, 
   dq = Tensor.custom_kernel(*ins, shard.empty(q, q.shape, q.dtype), *args, *maps[1], fxn=f_dq)[6]
   return dq, dk, dv
 
+def _out_grads(grads:tuple[UOp, ...]|list[UOp], o:Tensor, lse:Tensor) -> tuple[Tensor, Tensor|None]:
+  """do and dlse (None where the loss did not read lse) from the gradients tinygrad hands a grad_fxn, laid out as o and lse: o's is
+  (B, H, Nq, D), lse's (B, H, Nq)"""
+  by_rank = {len(g.shape): Tensor(g) for g in grads}
+  dlse = by_rank.get(3)
+  return shard.like(o, by_rank.get(4, o.zeros_like())), None if dlse is None else shard.like(lse, dlse)
+
 def _fwd_grad(target:Target, mods:Mods, scale:float|None):
   """the custom kernel's grad_fxn: tinygrad hands it the gradients of the outputs the loss used (o, lse, or both) and the call"""
   def grad_fxn(*grads:UOp, call:UOp|None=None):
     if call is None: *grads, call = grads
     q, k, v, o, lse, *args = call.src[1:]
-    by_rank = {len(g.shape): Tensor(g) for g in grads}  # o's gradient is (B, H, Nq, D), lse's (B, H, Nq)
     o_val, lse_val = Tensor(o.after(call)), Tensor(lse.after(call))
-    do, dlse = shard.like(o_val, by_rank.get(4, o_val.zeros_like())), by_rank.get(3)
-    if dlse is not None: dlse = shard.like(lse_val, dlse)
+    do, dlse = _out_grads(grads, o_val, lse_val)
     dq, dk, dv = _backward(target, mods, Tensor(q), Tensor(k), Tensor(v), o_val, lse_val, do, dlse, scale, None,
                            tuple(Tensor(a) for a in args[:mods.n_args]))   # the block map, if any, is the forward's: not passed on
     return (dq.uop, dk.uop, dv.uop, None, None, *[None] * len(args))
@@ -315,12 +320,11 @@ def _split_grad(target:Target, mods:Mods, scale:float|None, n_ins:int, splits:in
     q, k, v, *rest = call.src[1:]
     o_part, lse_part, *args = rest[n_ins - 3:]
     o_part, lse_part = Tensor(o_part.after(call)), Tensor(lse_part.after(call))
-    by_rank = {len(g.shape): Tensor(g) for g in grads}
     if splits == 1:   # its outputs are the forward's o and lse: flash_attention's gradient as it is
       o, lse = o_part, lse_part
-      do, dlse = shard.like(o, by_rank.get(4, o.zeros_like())), by_rank.get(3)
-      if dlse is not None: dlse = shard.like(lse, dlse)
+      do, dlse = _out_grads(grads, o, lse)
     else:
+      by_rank = {len(g.shape): Tensor(g) for g in grads}
       m = lse_part.max(-1)
       safe = m.eq(-math.inf).where(0.0, m)
       total = (lse_part - safe.unsqueeze(-1)).exp().sum(-1)
