@@ -180,7 +180,7 @@ def measure_bwd(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, case:Case, dtype_na
   data = case.data(B, H, N, Nk)
   kw = case.kwargs(data)
   if (bc:=getenv("BWD_CONFIG", "")):
-    cs = [BwdConfig(*map(int, c.split("x"))) for c in bc.split(",")]
+    cs = [BwdConfig.parse(c) for c in bc.split(",")]
     bkw = dict(configs=(cs[0], cs[-1]))
   else: bkw = {}
   flops = (3.5 if with_fwd else 2.5) * 4 * D * H * case.pairs(data, B, N, Nk)

@@ -12,7 +12,7 @@ from fa_uop.forward import LOG2E
 from fa_uop.mods import Mods
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
-from fa_uop.tiles import (Block, flat, smem, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, col_coords,
+from fa_uop.tiles import (Block, Smem, flat, smem, acc_to_lds, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, col_coords,
                           lane_rows, lane_cols, load_vec, mma, wgmma_tile, a_operand, rows_at, store_acc, all_of)
 
 def _info(name:str, flops:int, nbytes:int, cfg:BwdConfig) -> BoundedKernel:
@@ -20,8 +20,11 @@ def _info(name:str, flops:int, nbytes:int, cfg:BwdConfig) -> BoundedKernel:
   return BoundedKernel(name=name, opts_to_apply=(), estimates=Estimates(ops=flops, mem=nbytes), min_blocks=cfg.blocks)
 
 def _wgmma(target:Target, cfg:BwdConfig, d:int) -> bool:
-  """the block's products by wgmma (Hopper): one 16-row MMA tile per warp, whole warpgroups, the head dim in 64-column swizzle atoms"""
-  return target.wgmma is not None and cfg.warps % 4 == 0 and cfg.block_m == cfg.warps * target.mma[0] and d % 64 == 0 and cfg.block_n % 16 == 0
+  """the block's products by wgmma (Hopper): one 16-row MMA tile per warp, whole warpgroups, the head dim in 64-column swizzle atoms
+  (with split: each warpgroup's head-dim columns too, and P's and dS's tiles, which the products read from LDS)"""
+  W = cfg.warps // cfg.split
+  return target.wgmma is not None and W % 4 == 0 and cfg.block_m == W * target.mma[0] and d % 64 == 0 and cfg.block_n % 16 == 0 and \
+    (cfg.split == 1 or (d // cfg.split % 64 == 0 and cfg.block_n % 64 == 0))
 
 def _scores(blk:Block, s:UOp, sc:float, pos:Callable[[UOp, UOp], tuple[UOp, UOp]], masked:bool, keep:Callable[[UOp, UOp], UOp],
             score:Callable[[UOp, UOp, UOp], UOp]|None, dscore:Callable[[UOp, UOp, UOp], UOp]|None) -> tuple[UOp, UOp|None]:
@@ -78,16 +81,18 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   """dK and dV. q, do: (B, H, Nq, D); k, v, dk, dv: (B, Hkv, Nk, D); lse (natural log) and delta (rowsum(dO∘O), less any
   gradient of lse): (B, H, Nq) float32. Per block: cfg.block_m keys of one KV head, split over the warps; the block walks the
   query tiles (cfg.block_n rows) of each of the H/Hkv query heads that read the head. Works transposed (rows = keys):
-  Sᵀ = K·Qᵀ, Pᵀ = exp(Sᵀ·scale − lse), dV += Pᵀ·dO, dPᵀ = V·dOᵀ, dSᵀ = Pᵀ∘(dPᵀ − delta), dK += dSᵀ·Q·scale."""
+  Sᵀ = K·Qᵀ, Pᵀ = exp(Sᵀ·scale − lse), dV += Pᵀ·dO, dPᵀ = V·dOᵀ, dSᵀ = Pᵀ∘(dPᵀ − delta), dK += dSᵀ·Q·scale. With cfg.split,
+  the warps of a row group split Sᵀ and dPᵀ by query columns and dK and dV by head-dim columns, Pᵀ and dSᵀ shared through LDS."""
   mods = mods or Mods(causal=causal)
   causal = mods.causal
   B, H, Nq, D = q.shape
   Hkv, Nk = k.shape[1], k.shape[2]
   G = H // Hkv
   target = cfg.check(target, D)   # narrowed where the head dim or the tile's columns need it
-  BK, BQ, W = cfg.block_m, cfg.block_n, cfg.warps
+  BK, BQ, W, S = cfg.block_m, cfg.block_n, cfg.warps, cfg.split
   M, N, K = target.mma
-  WR = BK // W                                   # key rows per warp
+  WR = BK // (W // S)                            # key rows per warp
+  QC, DC = BQ // S, D // S                       # a warp's query columns of Sᵀ and dPᵀ, and head-dim columns of dK and dV
   sc = 1 / math.sqrt(D) if scale is None else scale
   c = sc * LOG2E
 
@@ -96,7 +101,8 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   n0 = nb * BK
   kv_base = ((b * Hkv + hk) * Nk + n0) * D
   qg, kg, vg, dog = flat(q), flat(k), flat(v), flat(do)
-  rows0 = blk.warp * WR
+  # warp w: key rows from rows0, query columns from q0 and head-dim columns from d0 (the column group w // (W/S))
+  rows0, q0, d0 = (blk.warp * WR, 0, 0) if S == 1 else (blk.warp % (W // S) * WR, blk.warp // (W // S) * QC, blk.warp // (W // S) * DC)
 
   # Hopper: the four products by wgmma (Sᵀ and dPᵀ from LDS, dV and dK with Pᵀ and dSᵀ from registers), the tiles in its swizzle atoms
   wg = _wgmma(target, cfg, D)
@@ -104,7 +110,9 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   q_s, do_s = smem(blk, BQ, D, q.dtype, atom=64 if wg else 0), smem(blk, BQ, D, q.dtype, atom=64 if wg else 0)
   kv_copy = UOp.group(copy_tile(blk, k_s, kg, rows_at(kv_base, D), Nk - n0), copy_tile(blk, v_s, vg, rows_at(kv_base, D), Nk - n0, variant=1))
 
-  dk_acc, dv_acc = acc_tile(blk, WR // M, D // N), acc_tile(blk, WR // M, D // N)
+  dk_acc, dv_acc = acc_tile(blk, WR // M, DC // N), acc_tile(blk, WR // M, DC // N)
+  # with split, Pᵀ and dSᵀ meet in LDS (in wgmma's swizzle atoms where it reads them)
+  p_s, ds_s = (smem(blk, BK, BQ, q.dtype, atom=64 if wg else 0) for _ in range(2)) if S > 1 else (None, None)
   init = UOp.group(dk_acc.store(dk_acc.const_like(0)), dv_acc.store(dv_acc.const_like(0)))
   dk_acc, dv_acc = dk_acc.after(init), dv_acc.after(init)
 
@@ -132,7 +140,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     n_free = (n_qt - q_lo - n_masked).maximum(0)
     # see forward: no stage of at most one trip whose count varies; such a tile joins the masked stage
     if n_free.vmax <= 1: n_masked, n_free = n_masked + n_free.vmax, 0
-  ncols = lane_cols(blk, BQ // N)
+  ncols = lane_cols(blk, QC // N)
 
   lim = (H - 1, Nq - 1, Nk - 1)
   keep = lambda qi, kj: mods.keep(b, hk * G + g, qi, kj, None, args, lim)  # keys past Nk are never stored: no tail mask
@@ -140,6 +148,15 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   no_key_rows = (lambda l: l.eq(-math.inf).where(math.inf, l)) if mods.masks_more else (lambda l: l)
   score = (lambda x, qi, kj: mods.score(x, b, hk * G + g, qi, kj, args, lim)) if mods.scores_changed else None
   dscore = (lambda x, qi, kj: mods.dscore(x, b, hk * G + g, qi, kj, args, lim)) if mods.scores_changed else None
+
+  def shared(t:UOp, s:Smem, dtype) -> Smem:
+    """the whole rows of Pᵀ or dSᵀ (this warp's columns of them in t) through the LDS tile s, every warp's part there"""
+    return wait_tile(blk, acc_to_lds(blk, t, s, rows0, dtype, cols0=q0))
+  def acc_mma(acc:UOp, a:Smem|Callable, t:Smem) -> UOp:
+    """acc (this warp's dK or dV columns) += A·t, A (Pᵀ or dSᵀ) from registers (a(m, kk)) or, with split, from its LDS tile"""
+    if wg: return wgmma_tile(blk, acc, (lambda kk: a(0, kk)) if callable(a) else a, t, b_kn=True, add=True, a_row=rows0, b_off=d0)
+    af = a if callable(a) else lambda m, kk: frag_a(blk, a, rows0 + m * M, kk * K)
+    return mma(blk, acc, af, lambda c0, kk: frags_b(blk, t, d0 + c0, kk * K, trans=True), BQ // K, a_reads=not callable(a))
 
   def q_step(it:UOp, tile:UOp, g:UOp, dk_acc:UOp, dv_acc:UOp, masked:bool, after:tuple, variant:int, real:UOp|None=None,
              carry:Callable[[UOp], UOp]|None=None) -> UOp:
@@ -153,39 +170,37 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     carried = () if carry is None else (carry(UOp.group(qc, dc)),)
     kt, vt = wait_tile(blk, k_s, kv_copy), wait_tile(blk, v_s, kv_copy)
     # per column (query) statistics: log2-domain logsumexp (+inf past Nq) and delta
-    cols = [i0 + cc for cc in col_coords(blk, ncols)]
+    cols = [i0 + q0 + cc for cc in col_coords(blk, ncols)]
     stat = (b * H + h) * Nq
     lse2 = no_key_rows(load_vec(blk, flat(lse), [stat + cc for cc in cols], [cc < Nq for cc in cols], math.inf))
     dlt = load_vec(blk, flat(delta), [stat + cc for cc in cols], [cc < Nq for cc in cols])
     # Sᵀ = K·Qᵀ, then Pᵀ
-    s = acc_tile(blk, WR // M, BQ // N)
-    if wg: s = s.after(wgmma_tile(blk, s.after(qt.buf), kt, qt))
+    s = acc_tile(blk, WR // M, QC // N)
+    if wg: s = s.after(wgmma_tile(blk, s.after(qt.buf), kt, qt, a_row=rows0, b_off=q0))
     else:
       s = s.after(s.after(qt.buf).store(s.const_like(0)))
-      s = s.after(mma(blk, s, lambda m, kk: frag_a(blk, kt, rows0 + m * M, kk * K), lambda c0, kk: frags_b(blk, qt, c0, kk * K), D // K))
-    s, dsc = _scores(blk, s, sc, lambda r, col: (i0 + col, n0 + rows0 + r), masked,
+      s = s.after(mma(blk, s, lambda m, kk: frag_a(blk, kt, rows0 + m * M, kk * K), lambda c0, kk: frags_b(blk, qt, q0 + c0, kk * K), D // K))
+    s, dsc = _scores(blk, s, sc, lambda r, col: (i0 + q0 + col, n0 + rows0 + r), masked,
                      keep if real is None else lambda qi, kj: keep(qi, kj) & real, score, dscore)
     s_rows = rows_view(blk, s)
     s = s.after(s_rows.store((s_rows - (lse2 * LOG2E).reshape(1, ncols).expand(s_rows.shape)).exp2()))
     # dV += Pᵀ·dO
-    pa = a_operand(blk, s, rows0, v.dtype)
-    dv_done = wgmma_tile(blk, dv_acc, lambda kk: pa(0, kk), dot, b_kn=True, add=True) if wg else \
-      mma(blk, dv_acc, pa, lambda c0, kk: frags_b(blk, dot, c0, kk * K, trans=True), BQ // K)
+    pa = a_operand(blk, s, rows0, v.dtype) if S == 1 else shared(s, p_s, v.dtype)
+    dv_done = acc_mma(dv_acc, pa, dot)
     # dPᵀ = V·dOᵀ, dSᵀ = Pᵀ∘(dPᵀ − delta)
-    dp = acc_tile(blk, WR // M, BQ // N)
+    dp = acc_tile(blk, WR // M, QC // N)
     # zeroed behind this step's tiles, not just its loop: a one-trip loop is removed, and a bare constant store would then be
     # hoisted out of the head loop around it
-    if wg: dp = dp.after(wgmma_tile(blk, dp.after(qt.buf), vt, dot))
+    if wg: dp = dp.after(wgmma_tile(blk, dp.after(qt.buf), vt, dot, a_row=rows0, b_off=q0))
     else:
       dp = dp.after(dp.after(qt.buf).store(dp.const_like(0)))
-      dp = dp.after(mma(blk, dp, lambda m, kk: frag_a(blk, vt, rows0 + m * M, kk * K), lambda c0, kk: frags_b(blk, dot, c0, kk * K), D // K))
+      dp = dp.after(mma(blk, dp, lambda m, kk: frag_a(blk, vt, rows0 + m * M, kk * K), lambda c0, kk: frags_b(blk, dot, q0 + c0, kk * K), D // K))
     dp_rows, p_rows = rows_view(blk, dp), rows_view(blk, s)
     ds = p_rows * (dp_rows - dlt.reshape(1, ncols).expand(dp_rows.shape))
     dp = dp.after(dp_rows.store(ds if dsc is None else ds * rows_view(blk, dsc)))
     # dK += dSᵀ·Q (the softmax scale is applied once at the end)
-    dsa = a_operand(blk, dp, rows0, q.dtype)
-    dk_done = wgmma_tile(blk, dk_acc, lambda kk: dsa(0, kk), qt, b_kn=True, add=True) if wg else \
-      mma(blk, dk_acc, dsa, lambda c0, kk: frags_b(blk, qt, c0, kk * K, trans=True), BQ // K)
+    dsa = a_operand(blk, dp, rows0, q.dtype) if S == 1 else shared(dp, ds_s, q.dtype)
+    dk_done = acc_mma(dk_acc, dsa, qt)
     # the next query tile's copies overwrite what this step read (through ldmatrix, which tinygrad's barriers do not see)
     return UOp.group(dv_done, dk_done, *carried).barrier().end(it)
 
@@ -214,7 +229,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   # through K's and V's LDS tiles, free now, in whole 16-byte pieces of rows (the softmax scale applied to dK once, here)
   dk_acc = dk_acc.after((dk_rows:=rows_view(blk, dk_acc)).store(dk_rows * sc))
   stage = lambda t: t if g_done is None else t.after(g_done)
-  stores = [store_acc(blk, acc, stage(t), rows0, flat(out), rows_at(kv_base, D), Nk - n0) for acc, t, out in ((dk_acc, k_s, dk), (dv_acc, v_s, dv))]
+  stores = [store_acc(blk, acc, stage(t), rows0, flat(out), rows_at(kv_base, D), Nk - n0, cols0=d0) for acc, t, out in ((dk_acc, k_s, dk), (dv_acc, v_s, dv))]
   flops = 2 * 4 * B * H * Nq * Nk * D // (2 if causal else 1)
   info = _info(mods.name("fa_bwd_dkdv", D), flops, (2 * B * H * Nq + 4 * B * Hkv * Nk) * D * q.dtype.itemsize, cfg)
   return UOp.group(*stores).end(blk.warp, blk.lane).end(*grid).sink(arg=info).rtag(1)
@@ -229,6 +244,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   B, H, Nq, D = q.shape
   Hkv, Nk = k.shape[1], k.shape[2]
   target = cfg.check(target, D)   # narrowed where the head dim or the tile's columns need it
+  if cfg.split != 1: raise ValueError(f"{cfg}: the dQ kernel's warps split by rows only (split=1)")
   BM, BN, W = cfg.block_m, cfg.block_n, cfg.warps
   M, N, K = target.mma
   WM = BM // W

@@ -19,6 +19,7 @@ class FwdConfig:
   # with tma: warp specialisation, a producer warp issuing the copies into a ring of this many K and V slots (0: the consumers issue
   # them, one K and one V tile)
   ring: int = 0
+  split: ClassVar[int] = 1   # the backward's dK/dV warps along the head dim (BwdConfig)
   def by_wgmma(self, target:Target, d:int) -> bool:
     """whether the forward's products run by wgmma (each warpgroup 64 query rows, LDS tiles in swizzle atoms): what bulk copies need"""
     return target.wgmma is not None and self.warps % 4 == 0 and self.block_m == self.warps * target.mma[0] and d % 64 == 0 and \
@@ -32,7 +33,13 @@ class FwdConfig:
     target = target.narrowed(d, self.block_n)
     M, N, K = target.mma
     if self.warps < 1 or self.warps & (self.warps - 1): raise ValueError(f"warps={self.warps} must be a power of two")
-    if self.block_m % (self.warps * M): raise ValueError(f"block_m={self.block_m} must split into {self.warps} warps of {M}-row MMA tiles")
+    if self.split < 1 or self.split & (self.split - 1) or self.warps % self.split:
+      raise ValueError(f"split={self.split} must be a power of two dividing warps={self.warps}")
+    if self.block_m % (self.warps // self.split * M):
+      raise ValueError(f"block_m={self.block_m} must split into {self.warps // self.split} warps of {M}-row MMA tiles")
+    # split: each warp's Sᵀ columns and dK/dV head-dim columns, whole pairs of B fragments (16 columns)
+    if self.split > 1 and (self.block_n // self.split % 16 or d // self.split % 16):
+      raise ValueError(f"split={self.split}: block_n={self.block_n} and the head dim {d} must split into columns of 16")
     if self.block_n % 16 or self.block_n % N or self.block_n % K:
       raise ValueError(f"block_n={self.block_n} must be a multiple of 16 and of the MMA N={N} and K={K}")
     if d % K or d % N: raise ValueError(f"head dim {d} must be a multiple of the MMA K={K} and N={N}")
@@ -47,7 +54,7 @@ class FwdConfig:
     return target
   def __str__(self) -> str:
     return f"{self.block_m}x{self.block_n}x{self.warps}" + (f"x{self.blocks}" if self.blocks else "") + ("t" if self.tma else "") + \
-      (f"r{self.ring}" if self.ring else "")
+      (f"r{self.ring}" if self.ring else "") + (f"s{self.split}" if self.split > 1 else "")
   @staticmethod
   def parse(s:str) -> FwdConfig:
     """the config str() names, e.g. 64x64x4, 64x64x4x3, 64x64x4t, 64x64x4tr2"""
@@ -56,18 +63,27 @@ class FwdConfig:
 
 @dataclass(frozen=True)
 class BwdConfig:
-  """a backward kernel's tiling: block_m rows (keys for dK/dV, queries for dQ) split over the warps, block_n columns per step"""
+  """a backward kernel's tiling: block_m rows (keys for dK/dV, queries for dQ) split over the warps, block_n columns per step; with
+  split (dK/dV only) the warps are split that many ways along the head dim too, each holding block_m/(warps/split) key rows of dK and
+  dV by head dim/split columns, as FA2's head-dim-256 backward does: P and dS then go through LDS, every warp reading whole rows"""
   block_m: int = 64
   block_n: int = 32
   warps: int = 4
   blocks: int = 0   # blocks per multiprocessor asked of the compiler, as FwdConfig's
+  split: int = 1
   tma: ClassVar[bool] = False   # the backward's copies are the target's async copies, issued by its own warps
   ring: ClassVar[int] = 0
   def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
-    ds_tiles = 0 if target.mma_device == "CUDA" else 4 * self.block_m * self.block_n  # P and dS through LDS, per KV stage
+    # P and dS through LDS, per KV stage: shared tiles with split; else where the C and A layouts differ (a_operand's tiles)
+    ds_tiles = 2 * self.block_m * self.block_n if self.split > 1 else 0 if target.mma_device == "CUDA" else 4 * self.block_m * self.block_n
     return itemsize * (2 * (self.block_m + self.block_n) * d + ds_tiles)
   def check(self, target:Target, d:int) -> Target: return FwdConfig.check(self, target, d)  # type: ignore[arg-type]
   def __str__(self) -> str: return FwdConfig.__str__(self)  # type: ignore[arg-type]
+  @staticmethod
+  def parse(s:str) -> BwdConfig:
+    """the config str() names, e.g. 64x32x4, 64x64x4x3, 64x64x8s2"""
+    s, _, split = s.partition("s")
+    return BwdConfig(*map(int, s.split("x")), split=int(split or 1))  # type: ignore[arg-type]
 
 def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
   """(dK/dV, dQ) configs: 64 rows over 4 warps and 32 columns fit 48 KB of LDS up to D=128 in both; with wgmma 64 columns (64 KB

@@ -302,19 +302,19 @@ def a_operand(blk:Block, t:UOp, rows0:UOp, dtype:DType) -> Callable[[UOp|int, UO
   s = acc_to_lds(blk, reg, smem(blk, blk.warps * tm * M, tn * N, dtype), rows0, dtype)
   return lambda m, kk: frag_a(blk, s, rows0 + m * M, kk * K)
 
-def acc_to_lds(blk:Block, t:UOp, s:Smem, rows0:UOp, dtype:DType, unrolled:bool=False) -> Smem:
-  """s with the C-fragment register tile t (this warp's rows from rows0 of the block) stored into it, rounded to dtype; unrolled in
-  the graph, not as loops (see store_rows)"""
+def acc_to_lds(blk:Block, t:UOp, s:Smem, rows0:UOp, dtype:DType, unrolled:bool=False, cols0:UOp|int=0) -> Smem:
+  """s with the C-fragment register tile t (this warp's rows from rows0 of the block, its columns from cols0) stored into it, rounded
+  to dtype; unrolled in the graph, not as loops (see store_rows)"""
   i, j, e = [blk.range(n, AxisType.UPCAST if unrolled else AxisType.LOOP) for n in (t.shape[0], t.shape[1], blk.target.c.nelems)]
   r, c = tile_coords(blk, i, j, e)
-  return s.after(s.at(rows0 + r, c).store(t[i, j, e].cast(dtype)).end(i, j, e))
+  return s.after(s.at(rows0 + r, cols0 + c).store(t[i, j, e].cast(dtype)).end(i, j, e))
 
-def store_acc(blk:Block, t:UOp, s:Smem, rows0:UOp, dst:UOp, row:Callable[[UOp], UOp], rows_valid:UOp|int) -> UOp:
-  """store the C-fragment register tile t (each warp's rows from rows0) to a flat 16-bit global buffer (row r of the block at element
-  row(r), the first rows_valid rows) through the free LDS tile s: whole 16-byte pieces of rows leave, where C fragments would store a few
-  bytes per row each. Unrolled: at the END of a loop of LDS stores tinygrad puts a barrier that lists the LDS loads the stored values
-  came from, a KV loop's, which the emulator never made where that stage of the loop ran no time"""
-  return store_tile(blk, wait_tile(blk, acc_to_lds(blk, t, s, rows0, dst.dtype, unrolled=True)), dst, row, rows_valid)
+def store_acc(blk:Block, t:UOp, s:Smem, rows0:UOp, dst:UOp, row:Callable[[UOp], UOp], rows_valid:UOp|int, cols0:UOp|int=0) -> UOp:
+  """store the C-fragment register tile t (each warp's rows from rows0, columns from cols0) to a flat 16-bit global buffer (row r of
+  the block at element row(r), the first rows_valid rows) through the free LDS tile s: whole 16-byte pieces of rows leave, where C
+  fragments would store a few bytes per row each. Unrolled: at the END of a loop of LDS stores tinygrad puts a barrier that lists the
+  LDS loads the stored values came from, a KV loop's, which the emulator never made where that stage of the loop ran no time"""
+  return store_tile(blk, wait_tile(blk, acc_to_lds(blk, t, s, rows0, dst.dtype, unrolled=True, cols0=cols0)), dst, row, rows_valid)
 
 # *** MMA over tiles ***
 
@@ -351,23 +351,27 @@ def mma(blk:Block, acc:UOp, a:Callable[[UOp, UOp], UOp], b:Callable[[UOp, UOp], 
     rd = acc.after(done)
   return done if ko is None else done.end(ko)
 
-def wgmma_tile(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bool=False, add:bool=False) -> UOp:
+def wgmma_tile(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bool=False, add:bool=False, a_row:UOp|None=None,
+               b_off:UOp|int=0) -> UOp:
   """acc = A·B (acc += A·B with add) for the block's warpgroups (4 warps of 16 rows each); acc is each warp's (1, n/N, elements) C tile
-  of its 16 rows. A: an LDS tile, whose rows 64g to 64g+63 warpgroup g multiplies, or a(kk), this warp's A fragment of K-step kk in
-  registers. B: the LDS tile b, its rows B's n columns (K-major, B = Kᵀ) or with b_kn its rows the K dimension (V). Hopper's wgmma on
-  the LDS tiles (stored in swizzle atoms) where the target has it; the twin: mma over fragment reads of the same tiles. Returns the stores."""
+  of its 16 rows. A: an LDS tile, whose rows from a_row (default 16·warp; a warpgroup's four warps take consecutive rows) this warp
+  multiplies, or a(kk), this warp's A fragment of K-step kk in registers. B: n columns from b_off of the LDS tile b, whose rows are B's
+  columns (K-major, B = Kᵀ), or with b_kn whose rows are the K dimension (V) and columns B's. Hopper's wgmma on the LDS tiles (stored
+  in swizzle atoms; b_off a multiple of 8 rows, or of 64 columns with b_kn) where the target has it; the twin: mma over fragment reads
+  of the same tiles. Returns the stores."""
   t = blk.target
   M, N, K = t.mma
-  n, k = (b.cols, b.rows) if b_kn else (b.rows, b.cols)
-  assert blk.warps % 4 == 0 and acc.shape[:2] == (1, n // N) and (callable(a) or (a.rows == blk.warps * M and a.cols == k)), "64 x n tiles of warpgroups"
-  a_frag = a if callable(a) else lambda kk: frag_a(blk, a, blk.warp * M, kk * K)
+  n, k = acc.shape[1] * N, b.rows if b_kn else b.cols
+  assert blk.warps % 4 == 0 and acc.shape[0] == 1 and (callable(a) or a.cols == k), "64 x n tiles of warpgroups"
+  a_row = blk.warp * M if a_row is None else a_row
+  a_frag = a if callable(a) else lambda kk: frag_a(blk, a, a_row, kk * K)
   if t.wgmma is None:
     if not add: acc = acc.after(acc.store(acc.const_like(0)))
-    return mma(blk, acc, lambda m, kk: a_frag(kk), lambda n0, kk: frags_b(blk, b, n0, kk * K, trans=b_kn), k // K)
+    return mma(blk, acc, lambda m, kk: a_frag(kk), lambda n0, kk: frags_b(blk, b, b_off + n0, kk * K, trans=b_kn), k // K)
   ne = acc.shape[2]
-  a_op = [a(kk)[e].load() for kk in range(k // K) for e in range(t.a.nelems)] if callable(a) else a.at(blk.warp // 4 * 4 * M, 0)
-  vals = t.wgmma(b.at(0, 0), n, k // 16, b.rows * b.atom * 2, f"fa_wg{next(blk.ids)}", b.buf.dtype, a_op, 0 if callable(a) else a.rows * a.atom * 2,
-                 [acc[0, j, e].load() for j in range(n // N) for e in range(ne)] if add else None, b_kn)
+  a_op = [a(kk)[e].load() for kk in range(k // K) for e in range(t.a.nelems)] if callable(a) else a.at(a_row - blk.warp % 4 * M, 0)
+  vals = t.wgmma(b.at(0, b_off) if b_kn else b.at(b_off, 0), n, k // 16, b.rows * b.atom * 2, f"fa_wg{next(blk.ids)}", b.buf.dtype, a_op,
+                 0 if callable(a) else a.rows * a.atom * 2, [acc[0, j, e].load() for j in range(n // N) for e in range(ne)] if add else None, b_kn)
   return UOp.group(*[acc[0, j, e].store(vals[j * ne + e]) for j in range(n // N) for e in range(ne)])
 
 # *** across the lanes of a warp ***

@@ -1,8 +1,9 @@
 """Registers, spills and shared memory of the Hopper kernels as nvcc builds them for sm_90a (ptxas -v; no GPU, nvcc on PATH), per config,
 causal and the document mask (B=1 H=16 N=16384, D from the environment, default 128: issue 9's shapes):
   python3 scripts/hopper_regs.py 64x64x4 64x64x4x3 ...          the forward at each config
-  D=64 python3 scripts/hopper_regs.py bwd 64x64x4 64x64x4x3 ... the backward's dK/dV and dQ kernels at each config"""
+  D=64 python3 scripts/hopper_regs.py bwd 64x64x4 64x64x4x3 ... the backward's dK/dV and dQ kernels at each config (dQ's without a split)"""
 import math, os, sys
+from dataclasses import replace
 from tinygrad import UOp, dtypes
 from fa_uop import SM90A, flash_fwd, flash_bwd_dkdv, flash_bwd_dq, FwdConfig, BwdConfig
 from fa_uop.mods import Mods
@@ -27,7 +28,7 @@ def bwd_sinks(cfg:BwdConfig, doc:bool):
   big, rows = ((1, H, N, D), dtypes.half), ((1, H, N), dtypes.float)
   for kern, nout in ((flash_bwd_dkdv, 2), (flash_bwd_dq, 1)):
     shapes = [big] * 4 + [rows] * 2 + [big] * nout + (doc_args(N // cfg.block_m, N // cfg.block_n) if doc else [])
-    yield kern.__name__, kern(*ph(shapes), target=SM90A, cfg=cfg, mods=mods)
+    yield kern.__name__, kern(*ph(shapes), target=SM90A, cfg=cfg if kern is flash_bwd_dkdv else replace(cfg, split=1), mods=mods)
 
 def ptxas(src:str) -> str:
   r = cuda_resources(src, "sm_90a")
@@ -39,7 +40,7 @@ if __name__ == "__main__":
     for doc in (False, True):
       case = "document" if doc else "causal"
       if bwd:
-        for name, sink in bwd_sinks(BwdConfig(*map(int, c.split("x"))), doc):
+        for name, sink in bwd_sinks(BwdConfig.parse(c), doc):
           src = render(sink, "sm_90a")
           print(f"D={D} {c} {name} {case}: {ptxas(src)}; wgmma {src.count('wgmma.mma_async')}", flush=True)
       else:

@@ -97,9 +97,9 @@ def nans(shape, dtype=dtypes.float32, device="PYTHON") -> Tensor:
   """a realized tensor of NaN, for outputs poisoned before a kernel writes them (an element left unwritten fails the test)"""
   return device_tensor(np.full(shape, np.nan), dtype, device)
 
-def qkv(rng, B, H, Hkv, Nq, Nk, D, dtype):
-  """random normal inputs as (numpy float64 of the rounded values, tinygrad tensors on the emulator)"""
-  ts = [device_tensor(rng.standard_normal(s), dtype) for s in ((B, H, Nq, D), (B, Hkv, Nk, D), (B, Hkv, Nk, D))]
+def qkv(rng, B, H, Hkv, Nq, Nk, D, dtype, device="PYTHON"):
+  """random normal inputs as (numpy float64 of the rounded values, tinygrad tensors on the device, the emulator by default)"""
+  ts = [device_tensor(rng.standard_normal(s), dtype, device) for s in ((B, H, Nq, D), (B, Hkv, Nk, D), (B, Hkv, Nk, D))]
   return [host(t) for t in ts], ts
 
 def run_fwd(q, k, v, causal=False, scale=None, cfg:FwdConfig|None=None):

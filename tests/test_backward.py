@@ -3,7 +3,7 @@ import numpy as np, pytest
 from tinygrad import Tensor, dtypes
 from fa_uop import flash_attention, flash_bwd_delta, flash_bwd_dkdv, flash_bwd_dq, target_for, default_bwd_configs, BwdConfig
 from fa_uop.reference import attention_ref, attention_bwd_ref
-from conftest import qkv, host, nans, slow, slow_on, EMULATED, all_targets
+from conftest import qkv, host, nans, device_tensor, slow, slow_on, EMULATED, all_targets
 
 # gradients are sums over up to Nq or Nk products of rounded values: a little looser than the forward's bounds
 GTOL = {dtypes.half: dict(rel=2e-3, abs=1.5e-2), dtypes.bfloat16: dict(rel=1.5e-2, abs=8e-2)}
@@ -68,22 +68,29 @@ def test_kernels_write_every_element(emu, rng, causal):
   """the dK/dV and dQ kernels themselves, outputs poisoned with NaN, against the reference (tails on both sides, GQA)"""
   check_kernels(rng, causal, target_for("PYTHON"), BwdConfig(32, 16, 2), 1, 2, 1, 37, 45, 32)
 
-def check_kernels(rng, causal, t, cfg, B, H, Hkv, Nq, Nk, D):
-  """flash_bwd_dkdv and flash_bwd_dq built for target t with cfg, on the emulator, outputs poisoned, against the float64 reference"""
+def check_kernels(rng, causal, t, cfg, B, H, Hkv, Nq, Nk, D, device="PYTHON"):
+  """flash_bwd_dkdv and flash_bwd_dq built for target t with cfg (or a (dK/dV, dQ) pair), on the device (the emulator by default),
+  outputs poisoned, against the float64 reference"""
   r, seed = rng
-  (qn, kn, vn), (q, k, v) = qkv(r, B, H, Hkv, Nq, Nk, D, dtypes.half)
-  do_n = r.standard_normal((B, H, Nq, D))
+  c_kv, c_q = cfg if isinstance(cfg, tuple) else (cfg, cfg)
+  (qn, kn, vn), (q, k, v) = qkv(r, B, H, Hkv, Nq, Nk, D, dtypes.half, device)
   o_ref, lse_ref = attention_ref(qn, kn, vn, causal)
-  do = Tensor(do_n.astype(np.float32), device="PYTHON").cast(dtypes.half).contiguous().realize()
+  do = device_tensor(r.standard_normal((B, H, Nq, D)), dtypes.half, device)
   do_n = host(do)
-  lse = Tensor(lse_ref.astype(np.float32), device="PYTHON").contiguous().realize()
-  delta = Tensor((do_n * o_ref).sum(-1).astype(np.float32), device="PYTHON").contiguous().realize()
-  nan = lambda *s: nans(s, dtypes.half, "PYTHON")
+  lse, delta = (device_tensor(x, dtypes.float32, device) for x in (lse_ref, (do_n * o_ref).sum(-1)))
+  nan = lambda *s: nans(s, dtypes.half, device)
   dk, dv = Tensor.custom_kernel(q, k, v, do, lse, delta, nan(B, Hkv, Nk, D), nan(B, Hkv, Nk, D),
-                                fxn=functools.partial(flash_bwd_dkdv, target=t, cfg=cfg, causal=causal))[6:]
-  dq = Tensor.custom_kernel(q, k, v, do, lse, delta, nan(B, H, Nq, D), fxn=functools.partial(flash_bwd_dq, target=t, cfg=cfg, causal=causal))[6]
+                                fxn=functools.partial(flash_bwd_dkdv, target=t, cfg=c_kv, causal=causal))[6:]
+  dq = Tensor.custom_kernel(q, k, v, do, lse, delta, nan(B, H, Nq, D), fxn=functools.partial(flash_bwd_dq, target=t, cfg=c_q, causal=causal))[6]
   Tensor.realize(dq, dk, dv)
   assert_grads((dq, dk, dv), attention_bwd_ref(qn, kn, vn, do_n, causal), dtypes.half, f"(seed {seed})")
+
+@pytest.mark.parametrize("cfg,D", [("32x32x4s2", 64), slow("64x32x4s2", 32), slow("32x64x8s4", 64)], ids=str)
+@all_targets(keep=lambda p: p["cfg"] == "32x32x4s2")
+def test_split_over_the_head_dim(emu, rng, cfg, D):
+  """dK/dV with the warps split along the head dim (and Sᵀ's query columns), Pᵀ and dSᵀ through LDS: two m-tiles a warp, four
+  column groups; causal, GQA, tails on both sides, outputs poisoned"""
+  check_kernels(rng, True, target_for("PYTHON"), (BwdConfig.parse(cfg), BwdConfig(32, 16, 2)), 1, 2, 1, 37, 45, D)
 
 @pytest.mark.parametrize("H,Nq,D,dlse", [(2, 37, 128, False), (1, 64, 16, True), (3, 50, 48, True)])
 @all_targets(keep=lambda p: p["Nq"] == 37)
