@@ -1,0 +1,18 @@
+# issue 31 on the H100: the D=256 backward with dK/dV split along the head dim (BwdConfig.split) beside FA2 and cuDNN, the configs
+# around it without peers, the D=256 forward's candidate configs (causal N=4096 is under 0.9x cuDNN), the Hopper GPU tests
+source scripts/device_setup.sh; export DEV=CUDA FA_UOP_TUNE=0
+b() { timeout 150 python3 bench.py 2>&1 | grep -E "^(fa_uop|torch|verify|CUDA)" | sed 's/ GPU / /'; }
+if [ "${PART:-1}" = 1 ]; then
+DEV=CUDA timeout 200 python3 -m pytest -q -p no:cacheprovider tests/test_hopper.py -k "split or backward" 2>&1 | tail -3
+for N in 4096 16384; do for c in 0 1; do
+  export B=$((16384 / N)) H=8 N D=256 CAUSAL=$c
+  echo "== N=$N causal=$c bwd 64x64x8s2,64x32x4 with peers"; VERIFY=1 MODE=bwd BWD_CONFIG=64x64x8s2,64x32x4 PEERS=torch_flash,torch_cudnn b
+  for bc in 64x64x8s2,64x64x4 64x128x8s2,64x32x4; do echo "== bwd $bc"; VERIFY=0 MODE=bwd BWD_CONFIG=$bc PEERS= b | grep "^fa_uop"; done
+done; done
+export B=4 N=4096 CAUSAL=0; echo "== baseline bwd default N=4096"; VERIFY=0 MODE=bwd PEERS= b | grep "^fa_uop"
+else
+export B=4 H=8 N=4096 D=256for c in 1 0; do export CAUSAL=$c; echo "== fwd N=4096 causal=$c with peers"; VERIFY=1 MODE=fwd PEERS=torch_flash,torch_cudnn b
+  for cf in 128x64x8 128x128x8 64x128x4 64x64x4t 128x64x8t 64x32x4; do echo "== fwd $cf"; VERIFY=0 MODE=fwd CONFIG=$cf PEERS= b | grep "^fa_uop"; done; done
+# the sm_80 path (mma.sync, ldmatrix of P and dS from LDS) with a split, on the same GPU
+echo "== FA_UOP_HOPPER=0 D=128 bwd 32x32x4s2"; FA_UOP_HOPPER=0 B=2 H=8 N=2048 D=128 CAUSAL=1 VERIFY=1 MODE=bwd BWD_CONFIG=32x32x4s2,64x32x4 PEERS= b
+fi
