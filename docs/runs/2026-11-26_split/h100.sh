@@ -11,7 +11,8 @@ for N in 4096 16384; do for c in 0 1; do
 done; done
 export B=4 N=4096 CAUSAL=0; echo "== baseline bwd default N=4096"; VERIFY=0 MODE=bwd PEERS= b | grep "^fa_uop"
 else
-export B=4 H=8 N=4096 D=256for c in 1 0; do export CAUSAL=$c; echo "== fwd N=4096 causal=$c with peers"; VERIFY=1 MODE=fwd PEERS=torch_flash,torch_cudnn b
+export B=4 H=8 N=4096 D=256
+for c in 1 0; do export CAUSAL=$c; echo "== fwd N=4096 causal=$c with peers"; VERIFY=1 MODE=fwd PEERS=torch_flash,torch_cudnn b
   for cf in 128x64x8 128x128x8 64x128x4 64x64x4t 128x64x8t 64x32x4; do echo "== fwd $cf"; VERIFY=0 MODE=fwd CONFIG=$cf PEERS= b | grep "^fa_uop"; done; done
 # the sm_80 path (mma.sync, ldmatrix of P and dS from LDS) with a split, on the same GPU
 echo "== FA_UOP_HOPPER=0 D=128 bwd 32x32x4s2"; FA_UOP_HOPPER=0 B=2 H=8 N=2048 D=128 CAUSAL=1 VERIFY=1 MODE=bwd BWD_CONFIG=32x32x4s2,64x32x4 PEERS= b
