@@ -17,3 +17,11 @@ for c in 1 0; do export CAUSAL=$c; echo "== fwd N=4096 causal=$c with peers"; VE
 # the sm_80 path (mma.sync, ldmatrix of P and dS from LDS) with a split, on the same GPU
 echo "== FA_UOP_HOPPER=0 D=128 bwd 32x32x4s2"; FA_UOP_HOPPER=0 B=2 H=8 N=2048 D=128 CAUSAL=1 VERIFY=1 MODE=bwd BWD_CONFIG=32x32x4s2,64x32x4 PEERS= b
 fi
+# PART=3: per-kernel times of the D=256 causal backward (DEBUG=2), and the split at D=128 (issue 33's backward shapes)
+if [ "${PART:-1}" = 3 ]; then
+export B=1 H=8 N=16384 D=256 CAUSAL=1
+DEBUG=2 CNT=1 VERIFY=0 MODE=bwd BWD_CONFIG=64x64x8s2,64x32x4 PEERS= timeout 150 python3 bench.py 2>&1 | grep -E "fa_bwd" | tail -8
+for c in 0 1; do export B=1 H=16 N=16384 D=128 CAUSAL=$c
+  echo "== D=128 N=16384 causal=$c default with peers"; VERIFY=1 MODE=bwd PEERS=torch_flash,torch_cudnn b
+  for bc in 64x64x8s2,64x64x4x3 128x64x8s2,64x64x4x3; do echo "== bwd $bc"; VERIFY=0 MODE=bwd BWD_CONFIG=$bc PEERS= b | grep "^fa_uop"; done; done
+fi
