@@ -23,5 +23,5 @@ export B=1 H=8 N=16384 D=256 CAUSAL=1
 DEBUG=2 CNT=1 VERIFY=0 MODE=bwd BWD_CONFIG=64x64x8s2,64x32x4 PEERS= timeout 150 python3 bench.py 2>&1 | grep -E "fa_bwd" | tail -8
 for c in 0 1; do export B=1 H=16 N=16384 D=128 CAUSAL=$c
   echo "== D=128 N=16384 causal=$c default with peers"; VERIFY=1 MODE=bwd PEERS=torch_flash,torch_cudnn b
-  for bc in 64x64x8s2,64x64x4x3 128x64x8s2,64x64x4x3; do echo "== bwd $bc"; VERIFY=0 MODE=bwd BWD_CONFIG=$bc PEERS= b | grep "^fa_uop"; done; done
+  for bc in 64x64x8s2,64x64x4x3 64x128x8s2,64x64x4x3; do echo "== bwd $bc"; VERIFY=0 MODE=bwd BWD_CONFIG=$bc PEERS= b | grep "^fa_uop"; done; done
 fi
