@@ -20,6 +20,7 @@ class FwdConfig:
   # them, one K and one V tile)
   ring: int = 0
   split: ClassVar[int] = 1   # the backward's dK/dV warps along the head dim (BwdConfig)
+  pipe: ClassVar[bool] = False   # the backward's dK/dV query tiles in two slots (BwdConfig)
   def by_wgmma(self, target:Target, d:int) -> bool:
     """whether the forward's products run by wgmma (each warpgroup 64 query rows, LDS tiles in swizzle atoms): what bulk copies need"""
     return target.wgmma is not None and self.warps % 4 == 0 and self.block_m == self.warps * target.mma[0] and d % 64 == 0 and \
@@ -54,7 +55,7 @@ class FwdConfig:
     return target
   def __str__(self) -> str:
     return f"{self.block_m}x{self.block_n}x{self.warps}" + (f"x{self.blocks}" if self.blocks else "") + ("t" if self.tma else "") + \
-      (f"r{self.ring}" if self.ring else "") + (f"s{self.split}" if self.split > 1 else "")
+      (f"r{self.ring}" if self.ring else "") + (f"s{self.split}" if self.split > 1 else "") + ("p" if self.pipe else "")
   @staticmethod
   def parse(s:str) -> FwdConfig:
     """the config str() names, e.g. 64x64x4, 64x64x4x3, 64x64x4t, 64x64x4tr2"""
@@ -71,19 +72,22 @@ class BwdConfig:
   warps: int = 4
   blocks: int = 0   # blocks per multiprocessor asked of the compiler, as FwdConfig's
   split: int = 1
+  # dK/dV only: Q and dO in two slots each, the next query tile copied while this one is computed (the copies' latency hidden where
+  # the LDS holds one block an SM, as at D=256)
+  pipe: bool = False
   tma: ClassVar[bool] = False   # the backward's copies are the target's async copies, issued by its own warps
   ring: ClassVar[int] = 0
   def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
     # P and dS through LDS, per KV stage: shared tiles with split; else where the C and A layouts differ (a_operand's tiles)
     ds_tiles = 2 * self.block_m * self.block_n if self.split > 1 else 0 if target.mma_device == "CUDA" else 4 * self.block_m * self.block_n
-    return itemsize * (2 * (self.block_m + self.block_n) * d + ds_tiles)
+    return itemsize * (2 * (self.block_m + self.block_n * (2 if self.pipe else 1)) * d + ds_tiles)
   def check(self, target:Target, d:int) -> Target: return FwdConfig.check(self, target, d)  # type: ignore[arg-type]
   def __str__(self) -> str: return FwdConfig.__str__(self)  # type: ignore[arg-type]
   @staticmethod
   def parse(s:str) -> BwdConfig:
-    """the config str() names, e.g. 64x32x4, 64x64x4x3, 64x64x8s2"""
-    s, _, split = s.partition("s")
-    return BwdConfig(*map(int, s.split("x")), split=int(split or 1))  # type: ignore[arg-type]
+    """the config str() names, e.g. 64x32x4, 64x64x4x3, 64x64x8s2p"""
+    body, _, split = s.removesuffix("p").partition("s")
+    return BwdConfig(*map(int, body.split("x")), split=int(split or 1), pipe=s.endswith("p"))  # type: ignore[arg-type]
 
 def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
   """(dK/dV, dQ) configs: 64 rows over 4 warps and 32 columns fit 48 KB of LDS up to D=128 in both; with wgmma 64 columns (64 KB

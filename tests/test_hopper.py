@@ -223,15 +223,16 @@ def test_backward_twin(rng, causal, cfg):
   with Context(DEV="PYTHON::sm_80"): check_kernels(rng, causal, SM90A.portable(), BwdConfig(*cfg), 1, 2, 1, 70, 90, 64)
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("D", [128, 256])
-def test_backward_split_on_hopper(rng, D):
-  """dK/dV with two warpgroups split along the head dim (64x64x8s2: Sᵀ and dPᵀ 32 query columns each, dK and dV D/2 columns each, Pᵀ
-  and dSᵀ through LDS in swizzle atoms, read by wgmma), beside the default dQ, on the H100 or H200: causal, GQA, tails, poisoned"""
+@pytest.mark.parametrize("D,cfg", [(128, "64x64x8s2"), (256, "64x64x8s2p"), (128, "64x64x4p")])
+def test_backward_split_on_hopper(rng, D, cfg):
+  """dK/dV with two warpgroups split along the head dim (s2: Sᵀ and dPᵀ 32 query columns each, dK and dV D/2 columns each, Pᵀ and dSᵀ
+  through LDS in swizzle atoms, read by wgmma) and its query tiles in two slots (p), beside the default dQ, on the H100 or H200:
+  causal, GQA, tails, poisoned"""
   from fa_uop import BwdConfig, default_bwd_configs
   from test_backward import check_kernels
   if not Device.DEFAULT.startswith("CUDA") or Device[Device.DEFAULT].renderer.target.arch != "sm_90": pytest.skip("needs DEV=CUDA on an H100 or H200")
   t = hopper(Device.DEFAULT)
-  check_kernels(rng, True, t, (BwdConfig(64, 64, 8, split=2), default_bwd_configs(t, D)[1]), 2, 4, 2, 200, 230, D, device=Device.DEFAULT)
+  check_kernels(rng, True, t, (BwdConfig.parse(cfg), default_bwd_configs(t, D)[1]), 2, 4, 2, 200, 230, D, device=Device.DEFAULT)
 
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
 def test_backward_builds_for_sm_90a():

@@ -10,7 +10,7 @@ for N in 4096 16384; do for c in 0 1; do
   for bc in 64x64x8s2,64x64x4 64x128x8s2,64x32x4; do echo "== bwd $bc"; VERIFY=0 MODE=bwd BWD_CONFIG=$bc PEERS= b | grep "^fa_uop"; done
 done; done
 export B=4 N=4096 CAUSAL=0; echo "== baseline bwd default N=4096"; VERIFY=0 MODE=bwd PEERS= b | grep "^fa_uop"
-else
+elif [ "${PART:-1}" = 2 ]; then
 export B=4 H=8 N=4096 D=256
 for c in 1 0; do export CAUSAL=$c; echo "== fwd N=4096 causal=$c with peers"; VERIFY=1 MODE=fwd PEERS=torch_flash,torch_cudnn b
   for cf in 128x64x8 128x128x8 64x128x4 64x64x4t 128x64x8t 64x32x4; do echo "== fwd $cf"; VERIFY=0 MODE=fwd CONFIG=$cf PEERS= b | grep "^fa_uop"; done; done
@@ -24,4 +24,16 @@ DEBUG=2 CNT=1 VERIFY=0 MODE=bwd BWD_CONFIG=64x64x8s2,64x32x4 PEERS= timeout 150 
 for c in 0 1; do export B=1 H=16 N=16384 D=128 CAUSAL=$c
   echo "== D=128 N=16384 causal=$c default with peers"; VERIFY=1 MODE=bwd PEERS=torch_flash,torch_cudnn b
   for bc in 64x64x8s2,64x64x4x3 64x128x8s2,64x64x4x3; do echo "== bwd $bc"; VERIFY=0 MODE=bwd BWD_CONFIG=$bc PEERS= b | grep "^fa_uop"; done; done
+fi
+# PART=4: the Q and dO tiles in two slots (BwdConfig.pipe), at D=256 with the split and at D=128 alone
+if [ "${PART:-1}" = 4 ]; then
+DEV=CUDA timeout 200 python3 -m pytest -q -p no:cacheprovider tests/test_hopper.py -k "split" 2>&1 | tail -3
+for N in 4096 16384; do for c in 0 1; do
+  export B=$((16384 / N)) H=8 N D=256 CAUSAL=$c
+  echo "== N=$N causal=$c bwd 64x64x8s2p,64x32x4 with peers"; VERIFY=1 MODE=bwd BWD_CONFIG=64x64x8s2p,64x32x4 PEERS=torch_flash,torch_cudnn b
+  echo "== bwd 64x64x8s2,64x32x4"; VERIFY=0 MODE=bwd BWD_CONFIG=64x64x8s2,64x32x4 PEERS= b | grep "^fa_uop"
+done; done
+for c in 0 1; do export B=1 H=16 N=16384 D=128 CAUSAL=$c
+  echo "== D=128 N=16384 causal=$c default"; VERIFY=0 MODE=bwd PEERS= b | grep "^fa_uop"
+  echo "== bwd 64x64x4p,64x64x4x3"; VERIFY=1 MODE=bwd BWD_CONFIG=64x64x4p,64x64x4x3 PEERS= b | grep -E "^(fa_uop|verify)"; done
 fi
