@@ -107,8 +107,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   # Hopper: the four products by wgmma (Sᵀ and dPᵀ from LDS, dV and dK with Pᵀ and dSᵀ from registers), the tiles in its swizzle atoms
   wg = _wgmma(target, cfg, D)
   k_s, v_s = smem(blk, BK, D, k.dtype, atom=64 if wg else 0), smem(blk, BK, D, k.dtype, atom=64 if wg else 0)
-  pipe = cfg.pipe   # Q and dO in two slots: step j computes from slot j % 2 while the next tile is copied into the other
-  q_s, do_s = (smem(blk, BQ, D, q.dtype, atom=64 if wg else 0, n=2 if pipe else 1) for _ in range(2))
+  q_s, do_s = smem(blk, BQ, D, q.dtype, atom=64 if wg else 0), smem(blk, BQ, D, q.dtype, atom=64 if wg else 0)
   kv_copy = UOp.group(copy_tile(blk, k_s, kg, rows_at(kv_base, D), Nk - n0), copy_tile(blk, v_s, vg, rows_at(kv_base, D), Nk - n0, variant=1))
 
   dk_acc, dv_acc = acc_tile(blk, WR // M, DC // N), acc_tile(blk, WR // M, DC // N)
@@ -159,27 +158,16 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     af = a if callable(a) else lambda m, kk: frag_a(blk, a, rows0 + m * M, kk * K)
     return mma(blk, acc, af, lambda c0, kk: frags_b(blk, t, d0 + c0, kk * K, trans=True), BQ // K, a_reads=not callable(a))
 
-  def q_copies(qd:Smem, dod:Smem, tile:UOp, g:UOp, variant:int, ok:UOp|None=None) -> UOp:
-    """start copying query tile `tile` of head hk·G + g of Q and dO into qd and dod (rows past Nq, or all where ok is false, as zeros)"""
-    i0 = tile * BQ
-    base, valid = ((b * H + hk * G + g) * Nq + i0) * D, Nq - i0 if ok is None else ok.where(Nq - i0, 0)
-    return UOp.group(copy_tile(blk, qd, qg, rows_at(base, D), valid, variant=variant), copy_tile(blk, dod, dog, rows_at(base, D), valid, variant=variant + 1))
-
   def q_step(it:UOp, tile:UOp, g:UOp, dk_acc:UOp, dv_acc:UOp, masked:bool, after:tuple, variant:int, real:UOp|None=None,
-             carry:Callable[[UOp], UOp]|None=None, nxt:tuple[UOp, UOp]|None=None) -> UOp:
-    """one query tile; with pipe its Q and dO are in slot it % 2 (copied by the step before, or the stage's first copy in after), and
-    nxt = (tile, ok) is copied into the other slot meanwhile"""
+             carry:Callable[[UOp], UOp]|None=None) -> UOp:
     dk_acc, dv_acc = dk_acc.after(it), dv_acc.after(it)
     h = hk * G + g
     i0 = tile * BQ
-    if pipe:
-      qt = wait_tile(blk, q_s.nth(slot:=it % 2), it, *after, kv_copy)
-      dot = do_s.nth(slot).after(qt.buf)
-      carried = (q_copies(q_s.nth(1 - slot).after(qt.buf), do_s.nth(1 - slot).after(qt.buf), nxt[0], g, variant + 2, nxt[1]),)
-    else:
-      qc = q_copies(q_s.after(it, *after), do_s.after(it, *after), tile, g, variant)
-      qt, dot = wait_tile(blk, q_s, qc, kv_copy), wait_tile(blk, do_s, qc, kv_copy)
-      carried = () if carry is None else (carry(qc),)
+    q_base = ((b * H + h) * Nq + i0) * D
+    qc = copy_tile(blk, q_s.after(it, *after), qg, rows_at(q_base, D), Nq - i0, variant=variant)
+    dc = copy_tile(blk, do_s.after(it, *after), dog, rows_at(q_base, D), Nq - i0, variant=variant + 1)
+    qt, dot = wait_tile(blk, q_s, qc, dc, kv_copy), wait_tile(blk, do_s, qc, dc, kv_copy)
+    carried = () if carry is None else (carry(UOp.group(qc, dc)),)
     kt, vt = wait_tile(blk, k_s, kv_copy), wait_tile(blk, v_s, kv_copy)
     # per column (query) statistics: log2-domain logsumexp (+inf past Nq) and delta
     cols = [i0 + q0 + cc for cc in col_coords(blk, ncols)]
@@ -224,24 +212,17 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   for count, masked in ((n_masked, True), (n_free, False)):
     if (count if isinstance(count, int) else count.vmax) <= 0: continue
     it = blk.range(count, AxisType.REDUCE)
-    variant = 2 + 4 * len(dones)
-    # the tile at position i of the stage. Positions from 0 (masked) and from n_masked (unmasked); a phantom trip reads tile 0 and
-    # keeps nothing
-    pos = lambda i, masked=masked: i if masked else plan.n_masked + i
-    real = pos(it) < plan.n_masked if general and masked and phantom else None
-    def tile_at(i, masked=masked, real=real):
-      if not general: return q_lo + i if masked else n_qt - 1 - i
-      return plan.tile(pos(i)) if real is None else (pos(i) < plan.n_masked).where(plan.tile(pos(i)), 0)
-    tile, carry, nxt, after = tile_at(it), None, None, tuple(dones)
-    if pipe:   # the stage's first tile into slot 0; each step copies the next (its last step, the same again as zeros) into the other
-      after += (q_copies(q_s.nth(0).after(*dones, g), do_s.nth(0).after(*dones, g), tile_at(0), g, variant),)
-      nxt = (tile_at((it + 1).minimum(count - 1)), it + 1 < count)
-    elif general and plan.listed:
-      tile = plan.carried((tx:=tix.after(*dones, it))[0])
-      carry = lambda copies, p=pos(it), tx=tx: tx.after(copies)[0].store(plan.index(p + 1))
+    if general:  # positions from 0 (masked) and from n_masked (unmasked); a phantom trip reads tile 0 and keeps nothing
+      p = it if masked else plan.n_masked + it
+      real = p < plan.n_masked if masked and phantom else None
+      tile, carry = plan.tile(p), None
+      if plan.listed:
+        tile = plan.carried((tx:=tix.after(*dones, it))[0])
+        carry = lambda copies, p=p, tx=tx: tx.after(copies)[0].store(plan.index(p + 1))
       if real is not None: tile = real.where(tile, 0)
-    dones.append(q_step(it, tile, g, *[x.after(*dones) for x in state], masked=masked, after=after, variant=variant, real=real, carry=carry,
-                        nxt=nxt).barrier())
+    else: tile, real, carry = q_lo + it if masked else n_qt - 1 - it, None, None
+    dones.append(q_step(it, tile, g, *[x.after(*dones) for x in state], masked=masked, after=tuple(dones), variant=2 + 2 * len(dones),
+                        real=real, carry=carry).barrier())
   g_done = dones[-1].end(g) if dones else None  # each stage comes after the one before it, so the last one ends the head loop
   dk_acc, dv_acc = (dk_acc.after(g_done), dv_acc.after(g_done)) if g_done is not None else (dk_acc, dv_acc)
 
@@ -263,7 +244,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   B, H, Nq, D = q.shape
   Hkv, Nk = k.shape[1], k.shape[2]
   target = cfg.check(target, D)   # narrowed where the head dim or the tile's columns need it
-  if cfg.split != 1 or cfg.pipe: raise ValueError(f"{cfg}: the dQ kernel's warps split by rows only (split=1), its tiles in one slot")
+  if cfg.split != 1: raise ValueError(f"{cfg}: the dQ kernel's warps split by rows only (split=1)")
   BM, BN, W = cfg.block_m, cfg.block_n, cfg.warps
   M, N, K = target.mma
   WM = BM // W

@@ -20,7 +20,6 @@ class FwdConfig:
   # them, one K and one V tile)
   ring: int = 0
   split: ClassVar[int] = 1   # the backward's dK/dV warps along the head dim (BwdConfig)
-  pipe: ClassVar[bool] = False   # the backward's dK/dV query tiles in two slots (BwdConfig)
   def by_wgmma(self, target:Target, d:int) -> bool:
     """whether the forward's products run by wgmma (each warpgroup 64 query rows, LDS tiles in swizzle atoms): what bulk copies need"""
     return target.wgmma is not None and self.warps % 4 == 0 and self.block_m == self.warps * target.mma[0] and d % 64 == 0 and \
@@ -55,7 +54,7 @@ class FwdConfig:
     return target
   def __str__(self) -> str:
     return f"{self.block_m}x{self.block_n}x{self.warps}" + (f"x{self.blocks}" if self.blocks else "") + ("t" if self.tma else "") + \
-      (f"r{self.ring}" if self.ring else "") + (f"s{self.split}" if self.split > 1 else "") + ("p" if self.pipe else "")
+      (f"r{self.ring}" if self.ring else "") + (f"s{self.split}" if self.split > 1 else "")
   @staticmethod
   def parse(s:str) -> FwdConfig:
     """the config str() names, e.g. 64x64x4, 64x64x4x3, 64x64x4t, 64x64x4tr2"""
@@ -72,22 +71,19 @@ class BwdConfig:
   warps: int = 4
   blocks: int = 0   # blocks per multiprocessor asked of the compiler, as FwdConfig's
   split: int = 1
-  # dK/dV only: Q and dO in two slots each, the next query tile copied while this one is computed (the copies' latency hidden where
-  # the LDS holds one block an SM, as at D=256)
-  pipe: bool = False
   tma: ClassVar[bool] = False   # the backward's copies are the target's async copies, issued by its own warps
   ring: ClassVar[int] = 0
   def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
     # P and dS through LDS, per KV stage: shared tiles with split; else where the C and A layouts differ (a_operand's tiles)
     ds_tiles = 2 * self.block_m * self.block_n if self.split > 1 else 0 if target.mma_device == "CUDA" else 4 * self.block_m * self.block_n
-    return itemsize * (2 * (self.block_m + self.block_n * (2 if self.pipe else 1)) * d + ds_tiles)
+    return itemsize * (2 * (self.block_m + self.block_n) * d + ds_tiles)
   def check(self, target:Target, d:int) -> Target: return FwdConfig.check(self, target, d)  # type: ignore[arg-type]
   def __str__(self) -> str: return FwdConfig.__str__(self)  # type: ignore[arg-type]
   @staticmethod
   def parse(s:str) -> BwdConfig:
-    """the config str() names, e.g. 64x32x4, 64x64x4x3, 64x64x8s2p"""
-    body, _, split = s.removesuffix("p").partition("s")
-    return BwdConfig(*map(int, body.split("x")), split=int(split or 1), pipe=s.endswith("p"))  # type: ignore[arg-type]
+    """the config str() names, e.g. 64x32x4, 64x64x4x3, 64x64x8s2"""
+    body, _, split = s.partition("s")
+    return BwdConfig(*map(int, body.split("x")), split=int(split or 1))  # type: ignore[arg-type]
 
 def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
   """(dK/dV, dQ) configs: 64 rows over 4 warps and 32 columns fit 48 KB of LDS up to D=128 in both; with wgmma 64 columns (64 KB
@@ -96,6 +92,9 @@ def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
   7.27 → 6.80 ms and the document mask 2.78 → 2.49 ms with the 64-bit copy addresses (2026-11-25, second session); at D=64 dK/dV
   in 3 blocks an SM too (168 registers), +1-19% on the sweep's D=64 shapes (2026-11-25, sixth session; D=128's has none to spare)"""
   if target.wgmma is not None and d % 64 == 0 and d <= 128: return BwdConfig(64, 64, 4, 3 if d == 64 else 0), BwdConfig(64, 64, 4, 3)
+  # at D=256 a warp's dK and dV of whole rows are 256 registers a thread: with wgmma two warpgroups split them along the head dim
+  # (H100, B·N = 16k, H = 8: 91 -> 281 TFLOPS non-causal at N=4096, 1.06-1.14x FA2; dQ's 64x32x4 has no spill; 2026-11-26, tenth session)
+  if target.wgmma is not None and d == 256: return BwdConfig(64, 64, 8, split=2), BwdConfig(64, 32, 4)
   # past D=128 the K, V (or Q, dO) tiles of 64 rows outgrow 48 KB: fewer rows and columns, over fewer warps
   cfg = fitting(target, d, BwdConfig(64, 32, 4), BwdConfig(32, 32, 2), BwdConfig(32, 16, 2))
   return cfg, cfg

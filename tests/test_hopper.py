@@ -223,11 +223,10 @@ def test_backward_twin(rng, causal, cfg):
   with Context(DEV="PYTHON::sm_80"): check_kernels(rng, causal, SM90A.portable(), BwdConfig(*cfg), 1, 2, 1, 70, 90, 64)
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("D,cfg", [(128, "64x64x8s2"), (256, "64x64x8s2p"), (128, "64x64x4p")])
+@pytest.mark.parametrize("D,cfg", [(128, "64x64x8s2"), (256, "64x64x8s2")])
 def test_backward_split_on_hopper(rng, D, cfg):
   """dK/dV with two warpgroups split along the head dim (s2: Sᵀ and dPᵀ 32 query columns each, dK and dV D/2 columns each, Pᵀ and dSᵀ
-  through LDS in swizzle atoms, read by wgmma) and its query tiles in two slots (p), beside the default dQ, on the H100 or H200:
-  causal, GQA, tails, poisoned"""
+  through LDS in swizzle atoms, read by wgmma), beside the default dQ, on the H100 or H200: causal, GQA, tails, poisoned"""
   from fa_uop import BwdConfig, default_bwd_configs
   from test_backward import check_kernels
   if not Device.DEFAULT.startswith("CUDA") or Device[Device.DEFAULT].renderer.target.arch != "sm_90": pytest.skip("needs DEV=CUDA on an H100 or H200")
@@ -252,6 +251,21 @@ def test_backward_builds_for_sm_90a():
   # a config's blocks per SM reach the backward's PTX too
   ptx = compile_source(render(bwd_sinks(SM90A, 128, True, cfgs=(BwdConfig(64, 32, 4, 2),) * 2)[1], "sm_90a"), "sm_90a")
   assert ".minnctapersm 2" in ptx
+
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
+def test_backward_builds_for_sm_90a_at_d256():
+  """the H100's D=256 dK/dV (64x64x8s2: two warpgroups split along the head dim, 144 KB of LDS): Sᵀ and dPᵀ by wgmma with n = 32 (each
+  warpgroup's half of the query tile), dV and dK with n = 128 (its half of the head dim) and Pᵀ and dSᵀ read from LDS; no mma.sync,
+  no LDS race; 255 registers at most (8 warps) and at most 400 bytes of spill (the causal masked stage's; 2560 unsplit at 64x32x4)"""
+  from test_compile import bwd_sinks
+  from fa_uop.target import DSMEM_MARK
+  sink = bwd_sinks(SM90A, 256, True)[0]
+  ptx = compile_source(src:=render(sink, "sm_90a"), "sm_90a")
+  assert f"{DSMEM_MARK} {(2 * 64 + 2 * 64) * 256 * 2 + 2 * 64 * 64 * 2}" in ptx and "mma.sync" not in ptx
+  for shape in ("m64n32k16", "m64n128k16"): assert f"wgmma.mma_async.sync.aligned.{shape}.f32.f16.f16" in ptx, shape
+  res = cuda_resources(src, "sm_90a")
+  assert res["registers"] <= 255 and res["spill_stores"] <= 400 and res["wgmma_serialized"] == 0, res
+  assert lds_hazards(linear(sink, "sm_90a")) == []
 
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
 @pytest.mark.parametrize("mask", ["causal", "document"])
