@@ -95,9 +95,11 @@ def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
   # at D=256 a warp's dK and dV of whole rows are 256 registers a thread: with wgmma two warpgroups split them along the head dim
   # (H100, B·N = 16k, H = 8: 91 -> 281 TFLOPS non-causal at N=4096, 1.06-1.14x FA2; dQ's 64x32x4 has no spill; 2026-11-26, tenth session)
   if target.wgmma is not None and d == 256: return BwdConfig(64, 64, 8, split=2), BwdConfig(64, 32, 4)
-  # past D=128 the K, V (or Q, dO) tiles of 64 rows outgrow 48 KB: fewer rows and columns, over fewer warps
-  cfg = fitting(target, d, BwdConfig(64, 32, 4), BwdConfig(32, 32, 2), BwdConfig(32, 16, 2))
-  return cfg, cfg
+  # past D=128 the K, V (or Q, dO) tiles of 64 rows outgrow 48 KB (sm_80) and 64 KB (RDNA, CDNA3): fewer rows and columns, over fewer
+  # warps; dK/dV then split along the head dim where that fits, its accumulators halved (clang-22 at D=256: gfx942 no scratch, was 48
+  # spilled VGPRs at 32x16x2; gfx1201 359 spilled, was 704; gfx1100 744, was 707: RDNA's are issue 32's; docs/journal.md 2026-11-26)
+  dq = fitting(target, d, BwdConfig(64, 32, 4), BwdConfig(32, 32, 2), BwdConfig(32, 16, 2))
+  return fitting(target, d, BwdConfig(64, 32, 4), BwdConfig(16, 32, 2, split=2), dq), dq
 
 # what the tuner tries; each is checked per target and head dim, so a target gets those its LDS holds: 128x64x4 and 128x128x8 take 80
 # and 128 KB at D=128 (of those here only gfx950's 160 KB), less at smaller head dims. 128x32x4 (two m-tiles per warp, Q's fragments

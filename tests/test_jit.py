@@ -123,3 +123,27 @@ def test_decoding_with_changing_lengths(dev, paged):
       ref, _ = attention_ref(host(q)[b:b + 1], rows(kn)[None], rows(vn)[None], False)
       assert np.abs(o[b:b + 1] - ref).max() <= TOL[dtypes.half]["abs"], f"step {i}, sequence {b}"
   assert jit.cnt == 4
+
+@pytest.mark.gpu
+def test_head_dim_256_jitted():
+  """Gemma's head dim as its users run it, on the GPU: a training step (causal GQA, then a key-padding mask_mod: forward, delta, dK/dV,
+  dQ, the block map), the SDPA drop-in and a decode-shaped call (split-KV, with gradients), each captured and replayed against eager
+  (the emulator runs D=256 eagerly: test_mods, test_decode)"""
+  device, r = _gpu(), np.random.default_rng()
+  B, H, Hkv, N, D = 2, 4, 2, 333, 256
+  for kw in ({"causal": True}, {"mask_mod": lambda b, h, q_idx, kv_idx, n: kv_idx < n[b]}):
+    def step(q, k, v, do, n):
+      for t in (q, k, v): t.requires_grad = True
+      o = flash_attention(q, k, v, mod_args=(n,) if "mask_mod" in kw else (), **kw)
+      return [o, *(o.float() * do).sum().gradient(q, k, v)]
+    replays_match(step, lambda i: [*(rand(r, sh, device) for sh in ((B, H, N, D), (B, Hkv, N, D), (B, Hkv, N, D), (B, H, N, D))),
+                                   Tensor(np.array([N - 3 - 50 * i, N - 7], np.int32), device=device).realize()])
+  def sdpa(q, k, v):
+    with patch(): return [q.scaled_dot_product_attention(k, v, is_causal=True)]
+  replays_match(sdpa, lambda i: [rand(r, (B, H, N, D), device) for _ in range(3)])
+  def decode_shaped(q, k, v, do):
+    for t in (q, k, v): t.requires_grad = True
+    o = flash_attention(q, k, v)
+    return [o, *(o.float() * do).sum().gradient(q, k, v)]
+  replays_match(decode_shaped, lambda i: [rand(r, (B, H, 1, D), device), rand(r, (B, Hkv, 4000, D), device), rand(r, (B, Hkv, 4000, D), device),
+                                          rand(r, (B, H, 1, D), device, dtypes.float)])
