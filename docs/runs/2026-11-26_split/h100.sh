@@ -37,3 +37,12 @@ for c in 0 1; do export B=1 H=16 N=16384 D=128 CAUSAL=$c
   echo "== D=128 N=16384 causal=$c default"; VERIFY=0 MODE=bwd PEERS= b | grep "^fa_uop"
   echo "== bwd 64x64x4p,64x64x4x3"; VERIFY=1 MODE=bwd BWD_CONFIG=64x64x4p,64x64x4x3 PEERS= b | grep -E "^(fa_uop|verify)"; done
 fi
+# PART=5: the defaults at D=256 (dK/dV 64x64x8s2) beside FA2 and cuDNN, forward and backward; TinyJit on the GPU (D=256 included)
+if [ "${PART:-1}" = 5 ]; then
+for N in 4096 16384; do for c in 0 1; do
+  echo "== N=$N causal=$c"; B=$((16384 / N)) H=8 N=$N D=256 CAUSAL=$c VERIFY=1 MODE=fwd,bwd PEERS=torch_flash,torch_cudnn b
+done; done
+DEV=CUDA timeout 300 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_jit.py 2>&1 | tail -3
+fi
+# PART=6: every Hopper test (the forward's wgmma_tile changed: A's rows, B's offset)
+if [ "${PART:-1}" = 6 ]; then DEV=CUDA timeout 500 python3 -m pytest -q -p no:cacheprovider tests/test_hopper.py 2>&1 | tail -3; fi
