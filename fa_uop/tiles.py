@@ -363,13 +363,15 @@ def wgmma_tile(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:boo
   M, N, K = t.mma
   n, k = acc.shape[1] * N, b.rows if b_kn else b.cols
   assert blk.warps % 4 == 0 and acc.shape[0] == 1 and (callable(a) or a.cols == k), "64 x n tiles of warpgroups"
-  a_row = blk.warp * M if a_row is None else a_row
-  a_frag = a if callable(a) else lambda kk: frag_a(blk, a, a_row, kk * K)
+  a_frag = a if callable(a) else lambda kk: frag_a(blk, a, blk.warp * M if a_row is None else a_row, kk * K)
+  # the warpgroup's first row; spelled without warp % 4, which tinygrad may answer by splitting the warp range into two thread
+  # dimensions whose order no longer matches the hardware's warpgroups (wrong rows on the H100)
+  wg_row = blk.warp // 4 * 4 * M if a_row is None else a_row // (4 * M) * (4 * M)
   if t.wgmma is None:
     if not add: acc = acc.after(acc.store(acc.const_like(0)))
     return mma(blk, acc, lambda m, kk: a_frag(kk), lambda n0, kk: frags_b(blk, b, b_off + n0, kk * K, trans=b_kn), k // K)
   ne = acc.shape[2]
-  a_op = [a(kk)[e].load() for kk in range(k // K) for e in range(t.a.nelems)] if callable(a) else a.at(a_row - blk.warp % 4 * M, 0)
+  a_op = [a(kk)[e].load() for kk in range(k // K) for e in range(t.a.nelems)] if callable(a) else a.at(wg_row, 0)
   vals = t.wgmma(b.at(0, b_off) if b_kn else b.at(b_off, 0), n, k // 16, b.rows * b.atom * 2, f"fa_wg{next(blk.ids)}", b.buf.dtype, a_op,
                  0 if callable(a) else a.rows * a.atom * 2, [acc[0, j, e].load() for j in range(n // N) for e in range(ne)] if add else None, b_kn)
   return UOp.group(*[acc[0, j, e].store(vals[j * ne + e]) for j in range(n // N) for e in range(ne)])
