@@ -101,8 +101,11 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   n0 = nb * BK
   kv_base = ((b * Hkv + hk) * Nk + n0) * D
   qg, kg, vg, dog = flat(q), flat(k), flat(v), flat(do)
-  # warp w: key rows from rows0, query columns from q0 and head-dim columns from d0 (the column group w // (W/S))
-  rows0, q0, d0 = (blk.warp * WR, 0, 0) if S == 1 else (blk.warp % (W // S) * WR, blk.warp // (W // S) * QC, blk.warp // (W // S) * DC)
+  # warp w: key rows from rows0, query columns from q0 and head-dim columns from d0 (the column group w // (W/S)). Not spelled with
+  # w % (W/S): tinygrad splits a thread range taken modulo into two thread dimensions whose hardware order reverses the warps', and
+  # wgmma's warpgroups are the hardware's (see tiles.wgmma_tile)
+  cg = blk.warp // (W // S)
+  rows0, q0, d0 = (blk.warp * WR, 0, 0) if S == 1 else ((blk.warp - cg * (W // S)) * WR, cg * QC, cg * DC)
 
   # Hopper: the four products by wgmma (Sᵀ and dPᵀ from LDS, dV and dK with Pᵀ and dSᵀ from registers), the tiles in its swizzle atoms
   wg = _wgmma(target, cfg, D)
