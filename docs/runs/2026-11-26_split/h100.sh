@@ -46,3 +46,11 @@ DEV=CUDA timeout 300 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_
 fi
 # PART=6: every Hopper test (the forward's wgmma_tile changed: A's rows, B's offset)
 if [ "${PART:-1}" = 6 ]; then DEV=CUDA timeout 500 python3 -m pytest -q -p no:cacheprovider tests/test_hopper.py 2>&1 | tail -3; fi
+# PART=7: after the split's rows lost their modulo (fa_uop at a8521d0): the split tests, the D=256 backward beside the peers again
+if [ "${PART:-1}" = 7 ]; then
+DEV=CUDA timeout 200 python3 -m pytest -q -p no:cacheprovider tests/test_hopper.py -k "split or on_hopper or d256" 2>&1 | tail -2
+for N in 4096 16384; do for c in 0 1; do
+  echo "== N=$N causal=$c"; B=$((16384 / N)) H=8 N=$N D=256 CAUSAL=$c VERIFY=1 MODE=bwd PEERS=torch_flash,torch_cudnn b
+done; done
+B=1 H=8 N=16384 D=256 CAUSAL=0 DEBUG=2 CNT=1 VERIFY=0 MODE=bwd PEERS= timeout 150 python3 bench.py 2>&1 | grep -E "\*\*\*.*fa_bwd" | tail -3
+fi
