@@ -251,6 +251,16 @@ def test_newer_amd_kernels(arch, masked):
     if resources(out)["scratch"] or resources(out)["vgpr_spill"]: spilled.add(name)
   assert spilled == SPILLS[arch] & set(sinks)
 
+@pytest.mark.parametrize("arch", ["gfx942", slow("gfx950")])
+def test_cdna_d256_without_scratch(arch):
+  """head dim 256 on CDNA at the default tiles (gfx942's 64 KB: dK/dV split along the head dim, 16x32x2s2): the forward and both
+  backward kernels build with the MFMA and use no scratch (RDNA's spill at D=256 as at 128: issue 32, docs/performance.md)"""
+  if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
+  t = TARGETS[arch]
+  for name, sink in {"forward": fwd_sink(t, 256, True), **dict(zip(("dK/dV", "dQ"), bwd_sinks(t, 256, True)))}.items():
+    out = compile_source(render(sink, arch), arch)
+    assert EXPECT[arch][0] in out and resources(out)["scratch"] == 0 and resources(out)["vgpr_spill"] == 0, f"{name}: {resources(out)}"
+
 def test_rdna3_forward_spills_only_at_d128():
   """gfx1100's forward keeps everything in VGPRs at D=64 and spills at D=128 (docs/performance.md), asserted exactly as SPILLS is"""
   if not HAVE["gfx1100"]: pytest.skip("no compiler for gfx1100")
