@@ -74,9 +74,16 @@ class Target:
   min_blocks: bool = False
   # the same GPU with a narrower MMA K, for head dims and tiles the wide one does not divide (CDNA4's 16x16x16 beside its 16x16x32)
   narrow: Target|None = None
+  # the same GPU's 8-bit float MMA (its shape, A and B fragments, the formats it takes), where it has one (see for_dtype)
+  fp8: Target|None = None
   def portable(self) -> Target:
     return replace(self, shuffle=None, copy16=None, copy_wait=None, store16=None, ldsm=None, ldsm_addr=None, wgmma=None, tma=None,
-                   narrow=self.narrow and self.narrow.portable())
+                   narrow=self.narrow and self.narrow.portable(), fp8=self.fp8 and self.fp8.portable())
+  def for_dtype(self, dtype:DType) -> Target:
+    """the description a kernel on inputs of dtype is built with: this one, or its 8-bit MMA's; TypeError where neither takes dtype"""
+    if dtype in self.in_dtypes: return self
+    if self.fp8 is not None and dtype in self.fp8.in_dtypes: return self.fp8
+    raise TypeError(f"{self.arch} has no MMA for {dtype}: it takes {', '.join(map(str, self.in_dtypes + (self.fp8.in_dtypes if self.fp8 else ())))}")
   def narrowed(self, *extents:int) -> Target:
     """the description a kernel is built with whose MMAs run over these K extents (the head dim, a tile's keys or queries): this one,
     or its narrow MMA where one of them is no multiple of the K"""
@@ -255,12 +262,24 @@ SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
   ldsm_addr={"a": lambda l: (l % 8 + (l // 8 % 2) * 8, l // 16 * 8), "b": lambda l: (l % 8 + l // 16 * 8, l // 8 % 2 * 8),
              "bt": lambda l: (l % 8 + (l // 8 % 2) * 8, l // 16 * 8)})
 
+def _fp8(t:Target, mma:tuple[int, int, int], a:Frag, b:Frag, formats:tuple[DType, ...]) -> Target:
+  """t's 8-bit float MMA: its shape, A and B fragments (C's as t's) and formats; the 16-bit-only fast paths (ldmatrix, wgmma, bulk
+  copies) off, its fragments read element by element"""
+  return replace(t, mma=mma, a=a, b=b, in_dtypes=formats, ldsm=None, ldsm_addr=None, wgmma=None, tma=None, narrow=None)
+
+OCP_FP8, FNUZ_FP8 = (dtypes.fp8e4m3, dtypes.fp8e5m2), (dtypes.fp8e4m3fnuz, dtypes.fp8e5m2fnuz)
+
+# mma.sync m16n8k32 on e4m3/e5m2 (sm_89+; PTX "Matrix Fragments for mma.m16n8k32"): sm_80's fragments with 4 consecutive k a register
+SM89_FP8 = _fp8(SM80, (16, 8, 32), a=Frag((2, 8, 2, 4, 4), 2, lanes=(1, 3), elems=(2, 0, 4)), b=Frag((8, 2, 4, 4), 1, lanes=(0, 2), elems=(1, 3)),
+                formats=OCP_FP8)
+
 # Hopper's blocks may use 227 KB of shared memory, but at most 48 KB of it declared statically
 HOPPER_LDS, STATIC_LDS = 232448, 49152
 
 # Hopper (sm_90a): sm_80's mma.sync and copies, and wgmma for warpgroups
 SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, wgmma=_cuda_wgmma, multiprocessors=132,
-                min_blocks=True, tma=TMA(_cuda_tma_init, _cuda_tma_copy, _cuda_tma_wait, _cuda_tma_arrive, _cuda_leave, _cuda_tma_point))
+                min_blocks=True, tma=TMA(_cuda_tma_init, _cuda_tma_copy, _cuda_tma_wait, _cuda_tma_arrive, _cuda_leave, _cuda_tma_point),
+                fp8=replace(SM89_FP8, arch="sm_90a", lds_bytes=HOPPER_LDS, multiprocessors=132, min_blocks=True))
 
 # RDNA4 wmma_f32_16x16x16 (gfx12): no duplicated operands; A and B hold k 0-3 and 8-11 of row (column) lane%16 in lanes 0-15, k 4-7
 # and 12-15 in lanes 16-31; C holds column lane%16, rows 8(lane//16)+e
@@ -271,14 +290,15 @@ RDNA4 = Target("gfx1201", "AMD", 32, (16, 16, 16),
 
 # CDNA MFMA on 64-lane waves, v_mfma_f32_16x16x{16,32}: A and B hold K/4 consecutive k of row (column) lane%16, the k block lane//16;
 # C holds column lane%16, rows 4(lane//16)+e. ds_bpermute addresses all 64 lanes
-# (a K of 32 keeps the 16x16x16 MFMA as its narrow one)
-def _cdna(arch:str, k:int, lds:int, cus:int) -> Target:
-  ab = Frag((16, 4, k // 4), 1, lanes=(1, 0), elems=(2,))
-  return Target(arch, "AMD", 64, (16, 16, k), a=ab, b=ab, c=Frag((4, 4, 16), 2, lanes=(0, 2), elems=(1,)), lds_bytes=lds,
-                in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=cus,
-                narrow=_cdna(arch, 16, lds, cus) if k > 16 else None)
-CDNA3 = _cdna("gfx942", 16, 65536, 304)    # MI300X: 64 KB of LDS per CU
-CDNA4 = _cdna("gfx950", 32, 163840, 256)   # MI355X: 160 KB
+# (a K of 32 keeps the 16x16x16 MFMA as its narrow one). Both have v_mfma_f32_16x16x32 on 8-bit floats: CDNA3 in the fnuz formats,
+# CDNA4 in the OCP ones
+def _cdna(arch:str, k:int, lds:int, cus:int, fp8:tuple[DType, ...]=()) -> Target:
+  ab = lambda k: Frag((16, 4, k // 4), 1, lanes=(1, 0), elems=(2,))
+  t = Target(arch, "AMD", 64, (16, 16, k), a=ab(k), b=ab(k), c=Frag((4, 4, 16), 2, lanes=(0, 2), elems=(1,)), lds_bytes=lds,
+             in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=cus, narrow=_cdna(arch, 16, lds, cus) if k > 16 else None)
+  return replace(t, fp8=_fp8(t, (16, 16, 32), ab(32), ab(32), fp8)) if fp8 else t
+CDNA3 = _cdna("gfx942", 16, 65536, 304, FNUZ_FP8)    # MI300X: 64 KB of LDS per CU
+CDNA4 = _cdna("gfx950", 32, 163840, 256, OCP_FP8)    # MI355X: 160 KB
 
 def target_for(device:str) -> Target:
   """The target that runs kernels on a tinygrad device; the PYTHON emulator gets the portable twin of the one it models."""
@@ -291,7 +311,9 @@ def target_for(device:str) -> Target:
   if base is None: raise ValueError(f"device {device!r} (arch {arch!r}) has no fa_uop target: {supported}")
   # an H100 or H200 gets the Hopper target (and its device sm_90a code) unless FA_UOP_HOPPER=0 keeps it on sm_80's
   if arch == "sm_90" and device.split(":")[0] == "CUDA" and os.environ.get("FA_UOP_HOPPER", "1") != "0": return hopper(device)
-  base = replace(base, arch=arch, narrow=base.narrow and replace(base.narrow, arch=arch))
+  # sm_89 (Ada) and later have mma.sync on 8-bit floats
+  fp8 = SM89_FP8 if base is SM80 and int(arch[3:]) >= 89 else base.fp8
+  base = replace(base, arch=arch, narrow=base.narrow and replace(base.narrow, arch=arch), fp8=fp8 and replace(fp8, arch=arch))
   return base.portable() if device.split(":")[0] == "PYTHON" else base
 
 DSMEM_MARK = "fa_uop dynamic shared memory bytes"

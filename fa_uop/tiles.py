@@ -46,27 +46,31 @@ def flat(buf:UOp) -> UOp:
 
 @dataclass(frozen=True)
 class Smem:
-  """A (rows, cols) tile of 16-bit elements in LDS. Each row's 16-byte chunks are XOR-swizzled by the row, so the 8 rows an 8x8
-  fragment read touches, and the 16-byte chunks a copy writes, fall in 8 different bank groups: no padding, no conflicts."""
+  """A (rows, cols) tile of 16- or 8-bit elements in LDS. Each row's 16-byte chunks are XOR-swizzled by the row, so the 8 rows an
+  8x8 fragment read touches, and the 16-byte chunks a copy writes, fall in 8 different bank groups: no padding, no conflicts."""
   buf: UOp
   rows: int
   cols: int
   atom: int = 0   # else: stored as column blocks of `atom` (64: 128-byte rows), each rows x atom: Hopper's 128-byte swizzle (wgmma)
   base: UOp|int = 0   # where the tile starts in buf: the tiles of a ring (smem's n) follow one another
+  @property
+  def vec(self) -> int: return 16 // self.buf.dtype.itemsize   # elements in a 16-byte chunk
   def index(self, r:UOp|int, c:UOp|int) -> UOp|int:
     if self.atom: return self.base + c // self.atom * (self.rows * self.atom) + r * self.atom + ((c % self.atom // 8) ^ (r % 8)) * 8 + c % 8
     # XOR within aligned groups of g chunks (g: the largest power of two dividing the chunks per row, at most 8), so a chunk
     # never leaves its row; the XOR value changes every 8/g rows, which spreads any 8 consecutive rows over all 8 bank groups
-    chunks = self.cols // 8
+    v = self.vec
+    chunks = self.cols // v
     g = min(8, chunks & -chunks)
-    return self.base + r * self.cols + ((c // 8) ^ (r // (8 // g) % g)) * 8 + c % 8
+    return self.base + r * self.cols + ((c // v) ^ (r // (8 // g) % g)) * v + c % v
   def at(self, r:UOp|int, c:UOp|int) -> UOp: return self.buf.index(self.index(r, c))
   def after(self, *deps:UOp) -> Smem: return replace(self, buf=self.buf.after(*deps))
   def nth(self, i:UOp|int) -> Smem: return replace(self, base=i * self.rows * self.cols)   # tile i of a ring (smem's n)
 
 def smem(blk:Block, rows:int, cols:int, dtype:DType, atom:int=0, n:int=1) -> Smem:
   """a rows x cols LDS tile (in swizzle atoms of `atom` columns, 0: XOR-swizzled rows), or the first of a ring of n (Smem.nth)"""
-  assert cols % 8 == 0, f"LDS tile rows of {cols} elements are not whole 16-byte chunks"
+  assert cols * dtype.itemsize % 16 == 0, f"LDS tile rows of {cols} {dtype} elements are not whole 16-byte chunks"
+  assert not atom or dtype.itemsize == 2, "wgmma's swizzle atoms hold 16-bit elements"
   assert not atom or (atom == 64 and cols % atom == 0 and rows % 8 == 0), f"swizzle atoms of 64 columns and 8 rows, got {rows}x{cols}"
   return Smem(blk.lds((n * rows * cols,), dtype), rows, cols, atom)
 
@@ -92,16 +96,16 @@ def all_of(*conds:UOp|None) -> UOp|None:
   given = [x for x in conds if x is not None]
   return functools.reduce(lambda x, y: x & y, given) if given else None
 
-def _pieces(blk:Block, rows:int, cols:int, asm:bool, variant:int=0) -> tuple[UOp, UOp, UOp, UOp|None]:
-  """The walk over a rows x cols tile's 16-byte pieces, blk.threads at a time: its range, this thread's piece's row and column, and
-  whether the piece is in the tile (None: always). An inline asm statement (asm) cannot be vectorized, so its walk loops, at least
-  twice: a statement survives as a dependency only at the END of a loop, and tinygrad removes a one-trip loop; the extra trip is
-  switched off. variant walks the threads in another order."""
-  chunks = rows * cols // 8
+def _pieces(blk:Block, rows:int, cols:int, asm:bool, variant:int=0, vec:int=8) -> tuple[UOp, UOp, UOp, UOp|None]:
+  """The walk over a rows x cols tile's 16-byte pieces (vec elements each), blk.threads at a time: its range, this thread's piece's
+  row and column, and whether the piece is in the tile (None: always). An inline asm statement (asm) cannot be vectorized, so its walk
+  loops, at least twice: a statement survives as a dependency only at the END of a loop, and tinygrad removes a one-trip loop; the
+  extra trip is switched off. variant walks the threads in another order."""
+  chunks = rows * cols // vec
   steps = -(-chunks // blk.threads)
   it = blk.range(max(steps, 2) if asm else steps, AxisType.LOOP if asm else AxisType.UPCAST)
   chunk = it * blk.threads + (blk.tid ^ variant)
-  return it, chunk // (cols // 8), chunk % (cols // 8) * 8, chunk < chunks if chunks % blk.threads or (asm and steps < 2) else None
+  return it, chunk // (cols // vec), chunk % (cols // vec) * vec, chunk < chunks if chunks % blk.threads or (asm and steps < 2) else None
 
 def _rows_ok(r:UOp, rows_valid:UOp|int|None, end:int) -> UOp|None:
   """r < rows_valid, or None (no guard) where rows_valid, or the lower bound tinygrad knows of it, reaches end, past every row r"""
@@ -110,7 +114,7 @@ def _rows_ok(r:UOp, rows_valid:UOp|int|None, end:int) -> UOp|None:
 def _copy_rows(blk:Block, dst:Smem, src:UOp, r0:int, nrows:int, base:UOp, rows_valid:UOp|int|None, variant:int) -> UOp:
   """copy_tile's rows r0..r0+nrows-1 of dst, stored densely from element base on"""
   fast = blk.target.copy16 is not None
-  it, rr, c, active = _pieces(blk, nrows, dst.cols, fast, variant)
+  it, rr, c, active = _pieces(blk, nrows, dst.cols, fast, variant, dst.vec)
   r = r0 + rr
   ok = _rows_ok(r, rows_valid, r0 + nrows)
   g = base + rr * dst.cols + c
@@ -120,7 +124,7 @@ def _copy_rows(blk:Block, dst:Smem, src:UOp, r0:int, nrows:int, base:UOp, rows_v
     # down from 232 to 168 registers; docs/journal.md 2026-11-25)
     g = base.cast(dtypes.int64) + (rr * dst.cols + c).cast(dtypes.int64) if isinstance(base, UOp) else g
     return blk.target.copy16(dst.at(r, c), src.index(g if ok is None else ok.where(g, 0)), ok, active).end(it)
-  v = blk.range(8, AxisType.UPCAST)
+  v = blk.range(dst.vec, AxisType.UPCAST)
   if active is None: return dst.at(r, c + v).store(src.index((g + v) if ok is None else (g + v).valid(ok))).end(it, v)
   return dst.buf.index(dst.index(r, c + v).valid(active)).store(src.index((g + v).valid(all_of(active, ok)))).end(it, v)
 

@@ -1,0 +1,75 @@
+"""8-bit float MMAs as the tile layer issues them (fa_uop.target: each target's fp8 description, for_dtype): S = Q·Kᵀ on fp8 tiles
+copied to LDS, P rounded to fp8 through an LDS tile (its C and A layouts differ), O = P·V with V's rows as B's k. On the emulator:
+sm_89's mma.sync m16n8k32 (e4m3, e5m2), CDNA3's v_mfma_f32_16x16x32 in the fnuz formats and CDNA4's in the OCP ones."""
+import functools
+import numpy as np, pytest
+from tinygrad import Tensor, Context, UOp, dtypes
+from tinygrad.uop.ops import KernelInfo
+from fa_uop import target_for, SM80, RDNA3, RDNA4
+from fa_uop.tiles import Block, smem, copy_tile, wait_tile, acc_tile, tile_coords, rows_at, flat, frag_a, frags_b, mma, a_operand
+from conftest import host, nans, slow
+
+def sv_sink(q, k, v, s, o, *, target):
+  """one block of 4 warps, each 16 rows: s (64, n) float32 = q (64, D) · k (n, D)ᵀ, then o (64, D) float32 = fp8(s) · v (n, D)"""
+  D, n = q.shape[-1], k.shape[0]
+  blk = Block(target, 4)
+  M, N, K = target.mma
+  q_s, k_s, v_s = smem(blk, 64, D, q.dtype), smem(blk, n, D, k.dtype), smem(blk, n, D, v.dtype)
+  copies = copy_tile(blk, q_s, flat(q), rows_at(0, D)), copy_tile(blk, k_s, flat(k), rows_at(0, D), variant=1), copy_tile(blk, v_s, flat(v), rows_at(0, D), variant=2)
+  q_s, k_s, v_s = (wait_tile(blk, t, *copies) for t in (q_s, k_s, v_s))
+  acc = acc_tile(blk, 1, n // N)
+  acc = acc.after(acc.after(q_s.buf).store(acc.const_like(0)))
+  acc = acc.after(mma(blk, acc, lambda m, kk: frag_a(blk, q_s, blk.warp * M, kk * K), lambda c0, kk: frags_b(blk, k_s, c0, kk * K), D // K))
+  out = acc_tile(blk, 1, D // N)
+  out = out.after(out.after(acc).store(out.const_like(0)))
+  pa = a_operand(blk, acc, blk.warp * M, v.dtype)
+  out = out.after(mma(blk, out, pa, lambda c0, kk: frags_b(blk, v_s, c0, kk * K, trans=True), n // K))
+  stores = []
+  for t, dst, w in ((acc, s, n), (out, o, D)):
+    mi, ni, e = blk.range(1), blk.range(w // N), blk.range(target.c.nelems)
+    r, c = tile_coords(blk, mi, ni, e)
+    stores.append(flat(dst).index((blk.warp * M + r) * w + c).store(t[mi, ni, e]).end(mi, ni, e))
+  return UOp.group(*stores).end(blk.warp, blk.lane).sink(arg=KernelInfo(name=f"fa_fp8_sv_{n}_d{D}", opts_to_apply=()))
+
+FP8 = [("sm_89", dtypes.fp8e4m3), slow("sm_89", dtypes.fp8e5m2), ("gfx942", dtypes.fp8e4m3fnuz), slow("gfx942", dtypes.fp8e5m2fnuz),
+       ("gfx950", dtypes.fp8e4m3), slow("gfx950", dtypes.fp8e5m2)]
+
+@pytest.mark.parametrize("arch,dtype", FP8, ids=str)
+def test_fp8_mma_on_the_emulator(rng, arch, dtype):
+  """both products against float64 of the rounded inputs: S exactly as the fp8 inputs give it (float32 accumulation), O within fp8's
+  rounding of P (relative RMS ≤ 4e-2: e4m3 keeps 3 mantissa bits, e5m2 2), outputs poisoned"""
+  r, seed = rng
+  D, n = 64, 64
+  with Context(DEV=f"PYTHON::{arch}"):
+    t = target_for("PYTHON").for_dtype(dtype)
+    assert dtype in t.in_dtypes and t.mma[2] == 32
+    q, k, v = (Tensor(r.standard_normal(sh).astype(np.float32)).cast(dtype).realize() for sh in ((64, D), (n, D), (n, D)))
+    s, o = nans((64, n), dtypes.float32, "PYTHON"), nans((64, D), dtypes.float32, "PYTHON")
+    outs = Tensor.custom_kernel(q, k, v, s, o, fxn=functools.partial(sv_sink, target=t))
+    got_s, got_o = outs[3].numpy(), outs[4].numpy()
+    qn, kn, vn = (host(x) for x in (q, k, v))
+  want_s = qn @ kn.T
+  np.testing.assert_allclose(got_s, want_s, rtol=1e-5, atol=1e-4, err_msg=f"S (seed {seed})")
+  want_o = want_s @ vn
+  rel = np.linalg.norm(got_o - want_o) / np.linalg.norm(want_o)
+  assert rel <= (4e-2 if dtype in (dtypes.fp8e4m3, dtypes.fp8e4m3fnuz) else 8e-2), f"O rel RMS {rel:.2e} (seed {seed})"
+
+def test_fp8_where_there_is_no_fp8_mma():
+  """sm_80 and RDNA have no fp8 MMA fa_uop describes (RDNA4 has one, not yet described): a TypeError that says what they take"""
+  for t in (SM80, RDNA3, RDNA4):
+    with pytest.raises(TypeError, match="has no MMA for dtypes.fp8e4m3"): t.for_dtype(dtypes.fp8e4m3)
+  assert SM80.for_dtype(dtypes.half) is SM80
+
+@pytest.mark.parametrize("arch", ["sm_89", "gfx950"])
+def test_fp8_mma_builds(arch):
+  """the same kernel through the real compilers, on the fp8 MMA instruction: nvcc's mma.sync m16n8k32 e4m3 (sm_89), clang-22's
+  v_mfma_f32_16x16x32_fp8_fp8 (gfx950). gfx942's fnuz formats are not rendered by tinygrad 0.14's HIP renderer (its supported dtypes
+  drop them), so CDNA3's fp8 MFMA is checked on the emulator only"""
+  import re, shutil
+  from fa_uop.compile import render, compile_source, amd_clang
+  from fa_uop.target import SM89_FP8, CDNA4
+  if not (shutil.which("nvcc") if arch == "sm_89" else amd_clang()): pytest.skip(f"no compiler for {arch}")
+  t, want = {"sm_89": (SM89_FP8, "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32"), "gfx950": (CDNA4.fp8, "v_mfma_f32_16x16x32_fp8_fp8")}[arch]
+  ps = [UOp.placeholder((64, 64), dtypes.fp8e4m3, i) for i in range(3)] + [UOp.placeholder((64, 64), dtypes.float, i) for i in (3, 4)]
+  out = compile_source(render(sv_sink(*ps, target=t), arch), arch)
+  assert want in out and len(re.findall(r"mma\.sync|v_mfma", out)) >= 2 * 64 // 32 * 2, arch
