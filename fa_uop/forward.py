@@ -17,12 +17,12 @@ from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, copy_tile, wait_ti
 LOG2E, LN2 = math.log2(math.e), math.log(2)
 
 def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp], UOp], nq:UOp|int, tile_rows:Callable[[UOp], Callable[[UOp], UOp]],
-           run:int|None, nk:UOp|int, plan:TilePlan, scale:float, keep:Callable[[UOp, UOp], UOp],
+           run:int|None, nk:UOp|int, plan:TilePlan, scale:float|UOp, keep:Callable[[UOp, UOp], UOp],
            score:Callable[..., UOp]|None=None, bulk:tuple[UOp, UOp, UOp]|None=None, ring:int=0) -> tuple[UOp, UOp, UOp]:
   """FlashAttention-2's loop for one block: its BLOCK_M query rows (row r at q_rows(r) of q, the first nq of them real) against
   the KV tiles of the plan, in its order (a stage of masked tiles, then one of unmasked ones). tile_rows(n0) gives where row r of
   the tile from key n0 lives in k and v, the keys stored densely in runs of `run` (None: all); nk keys are real. The scores
-  are scaled by scale; score(x, row, key, interior), where given, modifies a scaled score x of a block row and a key (natural
+  are scaled by scale (> 0 where a UOp: fp8's descales read at run time); score(x, row, key, interior), where given, modifies a scaled score x of a block row and a key (natural
   log domain; interior: an unmasked tile, whose keys the plan guarantees real);
   in a masked tile a block row sees a key where keep(row, key). Returns the output accumulator, row max (log2 domain), the
   full row sums and Q's LDS tile, free once the loop is done (store_rows stages the output through it).
@@ -125,7 +125,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     r, col = tile_coords(blk, mi, ni, e)
     # softmax in base 2: exp(x) = exp2(x·log2 e), with the modification (if any) on the natural-log score. Without one the scale c
     # (> 0) is applied by the exponent's FMA, exp2(S·c - max), the row max taken on S and scaled after: one instruction an element less
-    c = scale * LOG2E if score is None and scale > 0 else None
+    c = scale * LOG2E if score is None and (isinstance(scale, UOp) or scale > 0) else None
     val = s[mi, ni, e] if c is not None else s[mi, ni, e] * (scale * LOG2E) if score is None else \
       score(s[mi, ni, e] * scale, blk.warp * WM + r, n0 + col, not masked) * LOG2E
     if masked:  # only the tiles a mask's edge crosses pay for it
@@ -179,17 +179,17 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   return acc, row_max, lane_reduce(blk, row_sum, Ops.ADD), q_s
 
 def store_rows(blk:Block, cfg:FwdConfig, acc:UOp, row_max:UOp, row_sum:UOp, stage:Smem, o:UOp, o_row:Callable[[UOp], UOp], lse:UOp|None,
-               lse_row:Callable[[UOp], UOp], nq:UOp|int) -> list[UOp]:
-  """attend's epilogue: normalise and store block row r's output at o_row(r) (+ column) and its natural-log logsumexp at
-  lse_row(r), for the first nq rows. A row that saw no key gets output 0 and logsumexp -inf. A 16-bit output goes through the
-  LDS tile stage (BLOCK_M x D), to leave in whole 16-byte pieces of its rows."""
+               lse_row:Callable[[UOp], UOp], nq:UOp|int, out_scale:UOp|None=None) -> list[UOp]:
+  """attend's epilogue: normalise (and scale by out_scale, where given) and store block row r's output at o_row(r) (+ column) and its
+  natural-log logsumexp at lse_row(r), for the first nq rows. A row that saw no key gets output 0 and logsumexp -inf. A 16-bit output
+  goes through the LDS tile stage (BLOCK_M x D, where it holds 16-bit elements), to leave in whole 16-byte pieces of its rows."""
   M, N, _ = blk.target.mma
   WM, D = cfg.block_m // blk.warps, acc.shape[1] * N
   a_rows = rows_view(blk, acc)
   nrows = a_rows.shape[0]
-  inv = row_sum.eq(0).where(0.0, 1 / row_sum)
+  inv = row_sum.eq(0).where(0.0, (1 if out_scale is None else out_scale) / row_sum)
   acc = acc.after(a_rows.store(a_rows * inv.reshape(nrows, 1).expand(a_rows.shape)))
-  if o.dtype.itemsize == 2: stores = [store_acc(blk, acc, stage, blk.warp * WM, flat(o), o_row, nq)]
+  if o.dtype.itemsize == 2 == stage.buf.dtype.itemsize: stores = [store_acc(blk, acc, stage, blk.warp * WM, flat(o), o_row, nq)]
   else:
     mi, di, e = blk.range(WM // M), blk.range(D // N), blk.range(blk.target.c.nelems)
     r, col = tile_coords(blk, mi, di, e)
@@ -203,7 +203,9 @@ def store_rows(blk:Block, cfg:FwdConfig, acc:UOp, row_max:UOp, row_sum:UOp, stag
 def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:Target, cfg:FwdConfig, causal:bool=False,
               scale:float|None=None, mods:Mods|None=None, tma:bool=False) -> UOp:
   """Build the forward kernel's sink for Tensor.custom_kernel(q, k, v, o, lse, *mod_args, fxn=...).
-  q: (B, H, Nq, D); k, v: (B, Hkv, Nk, D), H a multiple of Hkv; fp16 or bf16. o: (B, H, Nq, D) out in q's dtype.
+  q: (B, H, Nq, D); k, v: (B, Hkv, Nk, D), H a multiple of Hkv; fp16 or bf16, or an 8-bit float the target's fp8 MMA takes
+  (Target.for_dtype): then the first three args are q's, k's and v's descale factors, float32 (B, Hkv) each — the scores are
+  q·kᵀ·scale·q_descale·k_descale, the output P·v·v_descale with P rounded to v's format, o 16-bit. o: (B, H, Nq, D) out in q's dtype.
   lse: (B, H, Nq) float32 out, the natural-log row logsumexp, or None. causal masks key j > query i (top-left aligned); mods
   (fa_uop.mods.Mods, its causal in place of causal) adds windows, softcap and score and mask mods reading the buffers args;
   with a mask_mod the last args are its block map for BLOCK_M x BLOCK_N tiles (fa_uop.blockmap.block_map). tma: K and V come
@@ -212,9 +214,11 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   mods = mods or Mods(causal=causal)
   B, H, Nq, D = q.shape
   Hkv, Nk = k.shape[1], k.shape[2]
-  target = cfg.check(target, D)   # narrowed where the head dim or the tile's columns need it
+  assert q.dtype == k.dtype == v.dtype, "q, k and v of one dtype"
+  target = cfg.check(target.for_dtype(q.dtype), D)   # its fp8 MMA for 8-bit inputs; narrowed where the head dim or the tile's columns need it
   BM, BN = cfg.block_m, cfg.block_n
   if tma: args, maps = args[:-1], flat(args[-1])
+  descales, args = (args[:3], args[3:]) if (fp8:=q.dtype.itemsize == 1) else ((), args)
 
   args, grid, b, h, mb = launch(mods, args, B, H, math.ceil(Nq / BM), last_first=True)
   ring = cfg.ring if tma else 0
@@ -223,11 +227,14 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
   lim = (H - 1, Nq - 1, Nk - 1)
   args, plan = kernel_plan(mods, args, b, h, mb, m0, m0 + BM - 1, Nk, BN)
+  sc = 1 / math.sqrt(D) if scale is None else scale
+  # fp8: the descales of this block's (batch, KV head)
+  qd, kd, vd = (flat(t).index(b * Hkv + h // (H // Hkv)) for t in descales) if fp8 else (None, None, None)
   acc, row_max, row_sum, q_s = attend(blk, cfg, q, k, v, rows_at(q_base, D), Nq - m0, lambda n0: rows_at(kv_base + n0 * D, D), None, Nk,
-                                 plan, 1 / math.sqrt(D) if scale is None else scale,
+                                 plan, qd * kd * sc if fp8 else sc,
                                  lambda row, key: mods.keep(b, h, m0 + row, key, Nk, args, lim), mods.score_fn(b, h, lambda row: m0 + row, args, lim),
                                  (maps.index(0), maps.index(16), b * Hkv + h // (H // Hkv)) if tma else None, ring)
-  stores = store_rows(blk, cfg, acc, row_max, row_sum, q_s, o, lambda r: q_base + r * D, lse, lambda r: (b * H + h) * Nq + m0 + r, Nq - m0)
+  stores = store_rows(blk, cfg, acc, row_max, row_sum, q_s, o, lambda r: q_base + r * D, lse, lambda r: (b * H + h) * Nq + m0 + r, Nq - m0, vd)
   # The cost is stated, and the sink tagged as already optimized so tinygrad keeps it: derived symbolically over the
   # data-dependent loop bounds it is a graph deep enough to overflow Python's recursion when printed into the program's key.
   cost = Estimates(ops=4 * B * H * Nq * Nk * D // (2 if mods.causal else 1), mem=(2 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize)
