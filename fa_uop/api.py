@@ -5,7 +5,7 @@ from typing import Callable
 from tinygrad import Tensor, UOp, dtypes
 from fa_uop import tune, shard
 from fa_uop.backward import flash_bwd_delta, flash_bwd_dkdv, flash_bwd_dq
-from fa_uop.config import BwdConfig, FwdConfig, default_bwd_configs, default_decode_config, decode_splits, split_kv
+from fa_uop.config import BwdConfig, FwdConfig, default_bwd_configs, default_fwd_config, default_decode_config, decode_splits, split_kv
 from fa_uop.decode import flash_decode, flash_combine, flash_kv_write
 from fa_uop.forward import flash_fwd, flash_tma_maps
 from fa_uop.mods import Mods, stand_ins, args_read, only_read
@@ -14,13 +14,14 @@ from fa_uop.target import Target, target_for, multiprocessors, tensor_map_templa
 
 HEAD_DIMS = tuple(range(16, 257, 16))
 
-def _check(q, k, v, causal, scale, kn:str="k", vn:str="v", batch:bool=True) -> Target:
+def _check(q, k, v, causal, scale, kn:str="k", vn:str="v", batch:bool=True, fp8:bool=False) -> Target:
   """the checks every entry point shares, k and v named kn and vn in the messages; batch: k's batch must be q's (else k is a
-  paged pool, which can be sharded over heads only)"""
+  paged pool, which can be sharded over heads only); fp8: the entry point takes 8-bit floats where the target's fp8 MMA does"""
   for name, t in (("q", q), (kn, k), (vn, v)):
     if not isinstance(t, Tensor): raise TypeError(f"{name} must be a tinygrad Tensor, got {type(t).__name__}")
     if t.ndim != 4: raise ValueError(f"{name} must have rank 4, (B, H, N, D) for q and (B, Hkv, N, D) for {kn} and {vn}; got shape {t.shape}")
-    if t.dtype not in (dtypes.half, dtypes.bfloat16): raise TypeError(f"{name} must be float16 or bfloat16, got {t.dtype}")
+    if t.dtype not in (dtypes.half, dtypes.bfloat16) and not (fp8 and t.dtype in dtypes.fp8s):
+      raise TypeError(f"{name} must be float16 or bfloat16{' (or an fp8 format the target takes)' if fp8 else ''}, got {t.dtype}")
   if not q.dtype == k.dtype == v.dtype: raise TypeError(f"q, {kn} and {vn} must share a dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
   if not q.device == k.device == v.device: raise ValueError(f"q, {kn} and {vn} must be on one device, got {q.device}, {k.device}, {v.device}")
   if not isinstance(causal, bool): raise TypeError(f"causal must be a bool, got {type(causal).__name__}")
@@ -36,7 +37,9 @@ def _check(q, k, v, causal, scale, kn:str="k", vn:str="v", batch:bool=True) -> T
   shard.check(("q", kn, vn), (q, k, v), (0, 1) if batch else (1,))
   targets = {target_for(d) for d in ((q.device,) if isinstance(q.device, str) else q.device)}
   if len(targets) > 1: raise ValueError(f"q's devices {q.device} are of different kinds: {sorted(t.arch for t in targets)}")
-  return targets.pop()
+  target = targets.pop()
+  target.for_dtype(q.dtype)   # a TypeError where the target has no MMA for it (fp8 on sm_80, RDNA)
+  return target
 
 def _mods(q:Tensor, causal:bool, window, softcap, score_mod, mask_mod, mod_args) -> tuple[Mods, tuple[Tensor, ...]]:
   """the modifications of one call, checked before any kernel is built, and the mod_args its kernels get: those the mods read (the
@@ -88,6 +91,7 @@ def _uses_tma(target:Target, cfg:FwdConfig, q:Tensor) -> bool:
   """K and V by Hopper's bulk tensor copies: where the config asks (the tuner tries both) or FA_UOP_TMA=1 forces them (0: never; A/B
   runs), where wgmma runs, on one device (a sharded call's devices would each need maps of their own: cp.async there)"""
   want = cfg.tma if (env:=os.environ.get("FA_UOP_TMA")) not in ("0", "1") else env == "1"
+  target = target.for_dtype(q.dtype)   # fp8's MMA has no bulk copies
   return want and target.tma is not None and isinstance(q.device, str) and cfg.by_wgmma(target, q.shape[3])
 
 @functools.cache
@@ -186,19 +190,41 @@ def _block_map(target:Target, mods:Mods, mod_args:tuple[Tensor, ...], q:Tensor, 
   return block_map(mods, mod_args, q.device, B, H, q.shape[2], k.shape[2], cfg.block_m, cfg.block_n, keys=keys, group=group,
                    slots=multiprocessors(shard.device(q), target) * (cfg.blocks or RESIDENT))
 
-def _run_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, mods:Mods, scale:float|None, mod_args:tuple[Tensor, ...]=()) -> tuple[Tensor, Tensor]:
+def _descales(q:Tensor, k:Tensor, v:Tensor, *given) -> tuple[Tensor, ...]:
+  """fp8's q, k and v descales as the forward kernel takes them, float32 (B, Hkv) each (ones where not given); () for 16-bit inputs,
+  which take none. Checked before any kernel is built"""
+  names = ("q_descale", "k_descale", "v_descale")
+  if q.dtype not in dtypes.fp8s:
+    if (i:=next((i for i, d in enumerate(given) if d is not None), None)) is not None:
+      raise ValueError(f"{names[i]} is for fp8 inputs; q is {q.dtype}")
+    return ()
+  if shard.axis(q) is not None or not isinstance(q.device, str): raise ValueError("fp8 attention runs on one device (not sharded yet)")
+  if any(getattr(t, "requires_grad", False) for t in (q, k, v)): raise ValueError("fp8 attention is forward-only: q, k and v may not require grad")
+  B, Hkv = k.shape[:2]
+  out = []
+  for name, d in zip(names, given):
+    if d is None: d = Tensor.ones(B, Hkv, device=q.device)
+    if not isinstance(d, Tensor) or d.dtype != dtypes.float32: raise TypeError(f"{name} must be a float32 Tensor, got {getattr(d, 'dtype', type(d).__name__)}")
+    if d.shape != (B, Hkv): raise ValueError(f"{name} must have shape (B, Hkv) = {(B, Hkv)}, got {d.shape}")
+    if d.device != q.device: raise ValueError(f"{name} must be on q's device {q.device}, got {d.device}")
+    out.append(d.contiguous())
+  return tuple(out)
+
+def _run_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, mods:Mods, scale:float|None, mod_args:tuple[Tensor, ...]=(),
+             descales:tuple[Tensor, ...]=()) -> tuple[Tensor, Tensor]:
   B, H, Nq, D = q.shape
-  o, lse = shard.empty(q, (B, H, Nq, D), q.dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
+  o, lse = shard.empty(q, (B, H, Nq, D), dtypes.bfloat16 if descales else q.dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
   bmap = () if mods.mask_mod is None else _block_map(target, mods, mod_args, q, k, cfg)
   k, v = k.contiguous(), v.contiguous()
   maps = (_tensor_maps(target, k, v, cfg),) if (tma:=_uses_tma(target, cfg, q)) else ()
-  outs = Tensor.custom_kernel(q.contiguous(), k, v, o, lse, *[t.contiguous() for t in mod_args], *bmap, *maps,
-                              fxn=_fwd_builder(target, cfg, mods, scale, tma), grad_fxn=_fwd_grad(target, mods, scale))
+  outs = Tensor.custom_kernel(q.contiguous(), k, v, o, lse, *descales, *[t.contiguous() for t in mod_args], *bmap, *maps,
+                              fxn=_fwd_builder(target, cfg, mods, scale, tma), grad_fxn=None if descales else _fwd_grad(target, mods, scale))
   return outs[3], outs[4]
 
 def flash_attention(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float|None=None, return_lse:bool=False,
                     config:FwdConfig|None=None, window:tuple[int|None, int|None]|None=None, softcap:float|None=None,
-                    score_mod:Callable|None=None, mask_mod:Callable|None=None, mod_args:tuple[Tensor, ...]=()) -> Tensor|tuple[Tensor, Tensor]:
+                    score_mod:Callable|None=None, mask_mod:Callable|None=None, mod_args:tuple[Tensor, ...]=(),
+                    q_descale:Tensor|None=None, k_descale:Tensor|None=None, v_descale:Tensor|None=None) -> Tensor|tuple[Tensor, Tensor]:
   """Scaled dot-product attention softmax(q·kᵀ·scale)·v, computed tile by tile without the N×N score matrix.
 
   q: (B, H, Nq, D); k, v: (B, Hkv, Nk, D), with H a multiple of Hkv (GQA/MQA: query head h reads KV head h // (H // Hkv)).
@@ -217,29 +243,38 @@ def flash_attention(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float
   mask_mod's tiles come from its block map (fa_uop.blockmap: built by four small kernels, cached), so it is evaluated only on the
   tiles it cuts. A row that keeps no key gets output 0 and logsumexp -inf (and zero gradients).
   Returns the output (B, H, Nq, D) in q's dtype and, with return_lse, the natural-log row logsumexp (B, H, Nq) in float32.
+  fp8 (forward only, one device): q, k and v in an 8-bit float the target's MMA takes (e4m3 or e5m2 on sm_89+ and gfx950, their fnuz
+  formats on gfx942), with q_descale, k_descale and v_descale (float32 (B, Hkv) Tensors, or None: 1) as FlashAttention-3 takes
+  them: the scores are q·kᵀ·scale·q_descale·k_descale, the output (bfloat16) P·v·v_descale, P rounded to v's format.
   config picks the tiling; by default the tuner's choice for this shape class (fa_uop.tune), or the fixed default where tuning
   is off. Its bulk copies (tma, ring: Hopper only) apply on one device; a sharded call copies by cp.async.
   Targets: AMD RDNA3 (gfx11xx), RDNA4 (gfx12xx), CDNA3 (gfx942), CDNA4 (gfx950) and NVIDIA sm_80 and newer, and tinygrad's
   emulator of each (DEV=PYTHON::gfx1100, ::gfx1201, ::gfx942, ::gfx950, ::sm_80).
   Tensors sharded by Tensor.shard over batch or heads, q, k and v alike, run on each device's shard and give outputs (and
   gradients) sharded the same way; the mods then may not read the sharded axis's index, and mod_args must be whole on each device."""
-  target, mods, mod_args, config = _fwd_plan(q, k, v, causal, scale, config, window, softcap, score_mod, mask_mod, mod_args)
-  o, lse = _run_fwd(config, q, k, v, target, mods, scale, mod_args) if isinstance(config, FwdConfig) else \
+  target, mods, mod_args, config, descales = _fwd_plan(q, k, v, causal, scale, config, window, softcap, score_mod, mask_mod, mod_args,
+                                                       (q_descale, k_descale, v_descale))
+  o, lse = _run_fwd(config, q, k, v, target, mods, scale, mod_args, descales) if isinstance(config, FwdConfig) else \
     _decode(target, mods, q, k, v, _all_keys(q, k.shape[2]), None, scale, *config, mod_args, top_left=True)
   return (o, lse) if return_lse else o
 
-def _fwd_plan(q, k, v, causal, scale, config, window, softcap, score_mod, mask_mod, mod_args) -> tuple[Target, Mods, tuple, FwdConfig|tuple[FwdConfig, int]]:
-  """the checked call and its forward's config, or the decoding kernels' (tile, splits) where split_kv_plan picks them"""
-  target = _check(q, k, v, causal, scale)
+def _fwd_plan(q, k, v, causal, scale, config, window, softcap, score_mod, mask_mod, mod_args, descales=(None,) * 3) -> \
+    tuple[Target, Mods, tuple, FwdConfig|tuple[FwdConfig, int], tuple[Tensor, ...]]:
+  """the checked call, its forward's config (or the decoding kernels' (tile, splits) where split_kv_plan picks them) and fp8's descales"""
+  target = _check(q, k, v, causal, scale, fp8=True)
+  descales = _descales(q, k, v, *descales)
   mods, mod_args = _mods(q, causal, window, softcap, score_mod, mask_mod, mod_args)
   if config is not None:
     if not isinstance(config, FwdConfig): raise TypeError(f"config must be a FwdConfig or None, got {type(config).__name__}")
-    config.check(target, q.shape[3])
+    config.check(target.for_dtype(q.dtype), q.shape[3])
+  elif q.dtype in dtypes.fp8s:   # the fp8 MMA's default tile (not tuned yet), checked: its K of 32 rules out D=16
+    config = default_fwd_config(t8:=target.for_dtype(q.dtype), q.shape[3], causal, q.shape[2], k.shape[2], mods.tag)
+    config.check(t8, q.shape[3])
   elif (split:=split_kv_plan(target, q, k, mods)) is not None: config = split
   else:
     run = functools.partial(lambda cfg, q_, k_, v_: _run_fwd(cfg, q_, k_, v_, target, mods, scale, mod_args)[0].realize())
     config = tune.fwd_config(target, shard.device(q), shard.local_shape(q), k.shape[2], shard.local_shape(k)[1], q.dtype, causal, scale, run, mods.tag)
-  return target, mods, mod_args, config
+  return target, mods, mod_args, config, descales
 
 def fwd_config_for(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float|None=None, window=None, softcap=None, score_mod=None,
                    mask_mod=None, mod_args=()) -> FwdConfig|tuple[FwdConfig, int]:

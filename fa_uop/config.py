@@ -40,9 +40,9 @@ class FwdConfig:
     # split: each warp's Sᵀ columns and dK/dV head-dim columns, whole pairs of B fragments (16 columns)
     if self.split > 1 and (self.block_n // self.split % 16 or d // self.split % 16):
       raise ValueError(f"split={self.split}: block_n={self.block_n} and the head dim {d} must split into columns of 16")
+    if d % K or d % N: raise ValueError(f"head dim {d} must be a multiple of the MMA K={K} and N={N}")
     if self.block_n % 16 or self.block_n % N or self.block_n % K:
       raise ValueError(f"block_n={self.block_n} must be a multiple of 16 and of the MMA N={N} and K={K}")
-    if d % K or d % N: raise ValueError(f"head dim {d} must be a multiple of the MMA K={K} and N={N}")
     if (lds:=self.lds_bytes(target, d)) > target.lds_bytes: raise ValueError(f"{self} needs {lds} bytes of LDS at D={d}, {target.arch} has {target.lds_bytes}")
     if (n:=self.blocks):
       if not target.min_blocks: raise ValueError(f"{self}: blocks per multiprocessor ({n}) are not taken by {target.arch}'s renderer")

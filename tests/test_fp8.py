@@ -76,8 +76,9 @@ def test_fp8_mma_builds(arch):
 
 # *** the forward kernel on fp8 inputs ***
 
-# sm_89 by default; the CDNA targets with FA_UOP_SLOW=1 (30-40 s each on the emulator; their fp8 MFMA runs by default above)
-FWD = [("sm_89", dtypes.fp8e4m3, 64), slow("gfx942", dtypes.fp8e4m3fnuz, 64), slow("gfx950", dtypes.fp8e4m3, 64), slow("sm_89", dtypes.fp8e5m2, 128),
+# with FA_UOP_SLOW=1 (20-40 s each on the emulator): by default the fp8 MMAs run above on every target, the forward on sm_89 through
+# flash_attention below
+FWD = [slow("sm_89", dtypes.fp8e4m3, 64), slow("gfx942", dtypes.fp8e4m3fnuz, 64), slow("gfx950", dtypes.fp8e4m3, 64), slow("sm_89", dtypes.fp8e5m2, 128),
        slow("gfx950", dtypes.fp8e5m2, 128), slow("gfx942", dtypes.fp8e5m2fnuz, 32)]
 
 @pytest.mark.parametrize("arch,dtype,D", FWD, ids=str)
@@ -103,3 +104,45 @@ def test_fp8_forward(rng, arch, dtype, D):
   rel = np.linalg.norm(got_o - ref_o) / np.linalg.norm(ref_o)
   assert np.isfinite(got_o).all() and rel <= (3e-2 if "e4m3" in str(dtype) else 6e-2), f"O rel RMS {rel:.2e} (seed {seed})"
   np.testing.assert_allclose(got_lse, ref_lse, rtol=1e-4, atol=1e-3, err_msg=f"lse (seed {seed})")
+
+# *** through flash_attention ***
+
+def test_fp8_through_flash_attention(rng):
+  """flash_attention on e4m3 inputs with descales on the emulated sm_89 (its default tile for fp8, the forward kernel whatever Nq):
+  a bf16 output and the logsumexp against float64 of the dequantized inputs, with a key-padding mask_mod (a block map) and without"""
+  from fa_uop import flash_attention
+  from fa_uop.reference import attention_ref
+  r, seed = rng
+  B, H, Hkv, Nq, Nk, D = 2, 2, 1, 33, 70, 32
+  with Context(DEV="PYTHON::sm_89"):
+    q, k, v = (Tensor(r.standard_normal(sh).astype(np.float32)).cast(dtypes.fp8e4m3).realize() for sh in ((B, H, Nq, D), (B, Hkv, Nk, D), (B, Hkv, Nk, D)))
+    ds = [r.uniform(0.5, 2.0, (B, Hkv)).astype(np.float32) for _ in range(3)]
+    n = np.array([50, 70], np.int32)
+    for kw, keep in (({}, None), ({"mask_mod": lambda b, h, qi, kj, m: kj < m[b], "mod_args": (Tensor(n),)}, np.arange(Nk)[None, None, None, :] < n[:, None, None, None])):
+      o, lse = flash_attention(q, k, v, causal=True, return_lse=True, q_descale=Tensor(ds[0]), k_descale=Tensor(ds[1]), v_descale=Tensor(ds[2]), **kw)
+      assert o.dtype == dtypes.bfloat16
+      got_o, got_lse = host(o), lse.numpy().astype(np.float64)
+      qn, kn, vn = (host(x) for x in (q, k, v))
+      dq, dk, dv = (np.repeat(d, H // Hkv, axis=1)[..., None, None] if i == 0 else d[..., None, None] for i, d in enumerate(ds))
+      ref_o, ref_lse = attention_ref(qn * dq, kn * dk, vn * dv, causal=True, keep=keep)
+      assert np.linalg.norm(got_o - ref_o) / np.linalg.norm(ref_o) <= 3e-2, f"{kw} (seed {seed})"
+      np.testing.assert_allclose(got_lse, ref_lse, rtol=1e-4, atol=1e-3, err_msg=f"{kw} (seed {seed})")
+
+BAD = [("sm_80", dict(), TypeError, "sm_80 has no MMA for dtypes.fp8e4m3"),
+       ("sm_89", dict(q_descale="ones"), ValueError, "q_descale is for fp8 inputs"),
+       ("sm_89", dict(k_descale="wrong shape"), ValueError, r"k_descale must have shape \(B, Hkv\)"),
+       ("sm_89", dict(v_descale="half"), TypeError, "v_descale must be a float32 Tensor"),
+       ("sm_89", dict(grad=True), ValueError, "fp8 attention is forward-only"),
+       ("sm_89", dict(D=16), ValueError, "head dim 16 must be a multiple of the MMA K=32")]
+
+@pytest.mark.parametrize("arch,over,exc,msg", BAD, ids=[b[3] for b in BAD])
+def test_bad_fp8_input(no_kernel, arch, over, exc, msg):
+  """fp8 calls refused before any kernel is built, with what is wrong"""
+  from fa_uop import flash_attention
+  with Context(DEV=f"PYTHON::{arch}"):
+    D = over.pop("D", 32)
+    dt = dtypes.half if "q_descale" in over else dtypes.fp8e4m3
+    q, k, v = (Tensor.empty(1, 2, 8, D, dtype=dt) for _ in range(3))
+    if over.pop("grad", False): q.requires_grad = True
+    make = {"ones": lambda: Tensor.ones(1, 2), "wrong shape": lambda: Tensor.ones(2, 1), "half": lambda: Tensor.ones(1, 2, dtype=dtypes.half)}
+    with pytest.raises(exc, match=msg): flash_attention(q, k, v, **{name: make[x]() for name, x in over.items()})
