@@ -54,3 +54,11 @@ for N in 4096 16384; do for c in 0 1; do
 done; done
 B=1 H=8 N=16384 D=256 CAUSAL=0 DEBUG=2 CNT=1 VERIFY=0 MODE=bwd PEERS= timeout 150 python3 bench.py 2>&1 | grep -E "\*\*\*.*fa_bwd" | tail -3
 fi
+# PART=8: fp8 on the H100 (Hopper's fp8 description: mma.sync m16n8k32 e4m3, fragments read element by element, P through LDS),
+# beside fa_uop's fp16 (wgmma) at the same shape; FA2 and cuDNN fp16 for scale
+if [ "${PART:-1}" = 8 ]; then
+export B=1 H=16 N=16384 D=128 CAUSAL=0
+echo "== fp16"; VERIFY=1 MODE=fwd PEERS=torch_flash,torch_cudnn b
+for dt in fp8e4m3 fp8e5m2; do echo "== $dt"; DTYPE=$dt VERIFY=1 MODE=fwd b; done
+echo "== fp8e4m3 D=256 N=4096 causal"; B=4 H=8 N=4096 D=256 CAUSAL=1 DTYPE=fp8e4m3 VERIFY=1 MODE=fwd b
+fi
