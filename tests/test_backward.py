@@ -45,8 +45,10 @@ def test_head_dims(emu, rng, D, causal, dtype): check_autograd(rng, 1, 1, 1, 48,
 @pytest.mark.parametrize("D", [16, slow(48), slow(80), slow(96), slow(112), slow(144), slow(192), 256])
 @slow_on("gfx1100", keep=lambda p: p["D"] != 256)
 def test_other_head_dims(emu, rng, D):
-  """every head dim the API accepts has a backward; the grid above covers the common ones in both dtypes"""
-  check_autograd(rng, 1, 1, 1, 40, 40, D, True, dtypes.half)
+  """every head dim the API accepts has a backward; the grid above covers the common ones in both dtypes (D=256 on 24 rows: its
+  small default tiles still see two tiles and tails, in a third of the emulator's time)"""
+  N = 24 if D == 256 else 40
+  check_autograd(rng, 1, 1, 1, N, N, D, True, dtypes.half)
 
 @pytest.mark.parametrize("Nq,Nk,causal", [(1, 1, False), (1, 40, True), (40, 1, True), (17, 33, True), (33, 17, False), (70, 33, True)])
 @slow_on("gfx1100", keep=lambda p: p["Nq"] in (17, 70))
@@ -86,7 +88,7 @@ def check_kernels(rng, causal, t, cfg, B, H, Hkv, Nq, Nk, D, device="PYTHON"):
   assert_grads((dq, dk, dv), attention_bwd_ref(qn, kn, vn, do_n, causal), dtypes.half, f"(seed {seed})")
 
 @pytest.mark.parametrize("cfg,D", [("32x32x4s2", 64), slow("64x32x4s2", 32), slow("32x64x8s4", 64)], ids=str)
-@all_targets(keep=lambda p: p["cfg"] == "32x32x4s2" and p["emu"] != "gfx950")   # gfx950's defaults split nothing: slow there
+@all_targets(keep=lambda p: p["cfg"] == "32x32x4s2" and p["emu"] == "gfx942")   # CDNA3 (wave64) of the newer targets by default
 def test_split_over_the_head_dim(emu, rng, cfg, D):
   """dK/dV with the warps split along the head dim (and Sᵀ's query columns), Pᵀ and dSᵀ through LDS: two m-tiles a warp, four
   column groups; causal, GQA, tails on both sides, outputs poisoned"""
