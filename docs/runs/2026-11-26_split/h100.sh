@@ -62,3 +62,9 @@ echo "== fp16"; VERIFY=1 MODE=fwd PEERS=torch_flash,torch_cudnn b
 for dt in fp8e4m3 fp8e5m2; do echo "== $dt"; DTYPE=$dt VERIFY=1 MODE=fwd b; done
 echo "== fp8e4m3 D=256 N=4096 causal"; B=4 H=8 N=4096 D=256 CAUSAL=1 DTYPE=fp8e4m3 VERIFY=1 MODE=fwd b
 fi
+# PART=9: the final tree on the H100: every Hopper test, the TinyJit tests, fp8 through flash_attention at a small shape
+if [ "${PART:-1}" = 9 ]; then
+DEV=CUDA timeout 300 python3 -m pytest -q -p no:cacheprovider tests/test_hopper.py 2>&1 | tail -2
+DEV=CUDA timeout 250 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_jit.py 2>&1 | tail -2
+DTYPE=fp8e4m3 B=2 H=4 HKV=2 N=1000 NK=777 D=128 CAUSAL=1 VERIFY=1 MODE=fwd b
+fi
