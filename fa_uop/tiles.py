@@ -53,8 +53,9 @@ class Smem:
   cols: int
   atom: int = 0   # else: stored as column blocks of `atom` (64: 128-byte rows), each rows x atom: Hopper's 128-byte swizzle (wgmma)
   base: UOp|int = 0   # where the tile starts in buf: the tiles of a ring (smem's n) follow one another
+  itemsize: int = 2   # bytes an element
   @property
-  def vec(self) -> int: return 16 // self.buf.dtype.itemsize   # elements in a 16-byte chunk
+  def vec(self) -> int: return 16 // self.itemsize   # elements in a 16-byte chunk
   def index(self, r:UOp|int, c:UOp|int) -> UOp|int:
     if self.atom: return self.base + c // self.atom * (self.rows * self.atom) + r * self.atom + ((c % self.atom // 8) ^ (r % 8)) * 8 + c % 8
     # XOR within aligned groups of g chunks (g: the largest power of two dividing the chunks per row, at most 8), so a chunk
@@ -72,7 +73,7 @@ def smem(blk:Block, rows:int, cols:int, dtype:DType, atom:int=0, n:int=1) -> Sme
   assert cols * dtype.itemsize % 16 == 0, f"LDS tile rows of {cols} {dtype} elements are not whole 16-byte chunks"
   assert not atom or dtype.itemsize == 2, "wgmma's swizzle atoms hold 16-bit elements"
   assert not atom or (atom == 64 and cols % atom == 0 and rows % 8 == 0), f"swizzle atoms of 64 columns and 8 rows, got {rows}x{cols}"
-  return Smem(blk.lds((n * rows * cols,), dtype), rows, cols, atom)
+  return Smem(blk.lds((n * rows * cols,), dtype), rows, cols, atom, itemsize=dtype.itemsize)
 
 # *** global -> LDS ***
 
