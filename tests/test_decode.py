@@ -213,7 +213,7 @@ def test_window_visits_only_its_tiles(emu, monkeypatch):
     counts.append(len(calls))
   assert counts[0] == counts[1] and counts[3] == 4 * counts[2] and counts[1] * 8 <= counts[3], counts
 
-@pytest.mark.parametrize("causal,mods", [(False, "none"), (True, "alibi-window")], ids=["full", "causal-alibi-window"])
+@pytest.mark.parametrize("causal,mods", [slow(False, "none"), (True, "alibi-window")], ids=["full", "causal-alibi-window"])
 @slow_on("gfx1100")   # the route is above the targets, whose decoding kernels the tests above cover
 def test_flash_attention_takes_the_split_kv_path(emu, rng, monkeypatch, poisoned, causal, mods):
   """flash_attention at a decode shape (3 queries, 130 keys: three splits of the keys, the last of 2, where splits may be one tile
