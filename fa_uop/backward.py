@@ -107,7 +107,8 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   cg = blk.warp // (W // S)
   rows0, q0, d0 = (blk.warp * WR, 0, 0) if S == 1 else ((blk.warp - cg * (W // S)) * WR, cg * QC, cg * DC)
 
-  # Hopper: the four products by wgmma (Sᵀ and dPᵀ from LDS, dV and dK with Pᵀ and dSᵀ from registers), the tiles in its swizzle atoms
+  # Hopper: the four products by wgmma (Sᵀ and dPᵀ from LDS, dV and dK with Pᵀ and dSᵀ from registers, or with split from their LDS
+  # tiles), the tiles in its swizzle atoms
   wg = _wgmma(target, cfg, D)
   k_s, v_s = smem(blk, BK, D, k.dtype, atom=64 if wg else 0), smem(blk, BK, D, k.dtype, atom=64 if wg else 0)
   q_s, do_s = smem(blk, BQ, D, q.dtype, atom=64 if wg else 0), smem(blk, BQ, D, q.dtype, atom=64 if wg else 0)
