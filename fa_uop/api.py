@@ -210,12 +210,23 @@ def _descales(q:Tensor, k:Tensor, v:Tensor, *given) -> tuple[Tensor, ...]:
     out.append(d.contiguous())
   return tuple(out)
 
+def vt_layout(v:Tensor, target:Target, block_n:int) -> Tensor:
+  """V as the forward reads it where FwdConfig.reads_vt (8-bit wgmma): Vᵀ, (B, Hkv, D, Nk rounded up to whole tiles), zeros past Nk,
+  each group of keys in the target's v_keys order. One copy of V, a small part of the forward's time"""
+  assert target.v_keys is not None
+  B, Hkv, Nk, D = v.shape
+  split, perm = target.v_keys
+  nkp = -(-Nk // block_n) * block_n
+  vp = v.pad(((0, 0), (0, 0), (0, nkp - Nk), (0, 0))) if nkp > Nk else v
+  vp = vp.reshape(B, Hkv, nkp // math.prod(split), *split, D).permute(0, 1, 3 + len(split), 2, *(3 + j for j in perm))
+  return vp.reshape(B, Hkv, D, nkp).contiguous()
+
 def _run_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, mods:Mods, scale:float|None, mod_args:tuple[Tensor, ...]=(),
              descales:tuple[Tensor, ...]=()) -> tuple[Tensor, Tensor]:
   B, H, Nq, D = q.shape
   o, lse = shard.empty(q, (B, H, Nq, D), dtypes.bfloat16 if descales else q.dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
   bmap = () if mods.mask_mod is None else _block_map(target, mods, mod_args, q, k, cfg)
-  k, v = k.contiguous(), v.contiguous()
+  k, v = k.contiguous(), vt_layout(v, t8, cfg.block_n) if cfg.reads_vt(t8:=target.for_dtype(q.dtype), D) else v.contiguous()
   maps = (_tensor_maps(target, k, v, cfg),) if (tma:=_uses_tma(target, cfg, q)) else ()
   outs = Tensor.custom_kernel(q.contiguous(), k, v, o, lse, *descales, *[t.contiguous() for t in mod_args], *bmap, *maps,
                               fxn=_fwd_builder(target, cfg, mods, scale, tma), grad_fxn=None if descales else _fwd_grad(target, mods, scale))

@@ -23,7 +23,7 @@ def _wgmma(target:Target, cfg:BwdConfig, d:int) -> bool:
   """the block's products by wgmma (Hopper): one 16-row MMA tile per warp, whole warpgroups, the head dim in 64-column swizzle atoms
   (with split: each warpgroup's head-dim columns too, and P's and dS's tiles, which the products read from LDS)"""
   W = cfg.warps // cfg.split
-  return target.wgmma is not None and W % 4 == 0 and cfg.block_m == W * target.mma[0] and d % 64 == 0 and cfg.block_n % 16 == 0 and \
+  return target.warpgroups and W % 4 == 0 and cfg.block_m == W * target.mma[0] and d % 64 == 0 and cfg.block_n % 16 == 0 and \
     (cfg.split == 1 or (d // cfg.split % 64 == 0 and cfg.block_n % 64 == 0))
 
 def _scores(blk:Block, s:UOp, sc:float, pos:Callable[[UOp, UOp], tuple[UOp, UOp]], masked:bool, keep:Callable[[UOp, UOp], UOp],

@@ -21,12 +21,17 @@ class FwdConfig:
   ring: int = 0
   split: ClassVar[int] = 1   # the backward's dK/dV warps along the head dim (BwdConfig)
   def by_wgmma(self, target:Target, d:int) -> bool:
-    """whether the forward's products run by wgmma (each warpgroup 64 query rows, LDS tiles in swizzle atoms): what bulk copies need"""
-    return target.wgmma is not None and self.warps % 4 == 0 and self.block_m == self.warps * target.mma[0] and d % 64 == 0 and \
-      self.block_n % 8 == 0 and self.block_n <= 256
-  def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
+    """whether the forward's products run by wgmma (each warpgroup 64 query rows, LDS tiles in swizzle atoms of 128 bytes a row, Vᵀ's
+    too where the target reads it): what bulk copies need"""
+    atom = 128 // target.in_dtypes[0].itemsize
+    return target.warpgroups and self.warps % 4 == 0 and self.block_m == self.warps * target.mma[0] and d % atom == 0 and \
+      self.block_n % 8 == 0 and self.block_n <= 256 and (target.v_keys is None or self.block_n % atom == 0)
+  def reads_vt(self, target:Target, d:int) -> bool:
+    """whether the forward reads V transposed, its keys in the target's v_keys order (8-bit wgmma: fa_uop.api lays it out)"""
+    return target.v_keys is not None and self.by_wgmma(target, d)
+  def lds_bytes(self, target:Target, d:int, itemsize:int|None=None) -> int:
     p_tile = 0 if target.mma_device == "CUDA" else self.block_m * self.block_n  # P goes through LDS where C and A layouts differ
-    return itemsize * ((self.block_m + 2 * self.block_n * max(self.ring, 1)) * d + p_tile)
+    return (itemsize or target.in_dtypes[0].itemsize) * ((self.block_m + 2 * self.block_n * max(self.ring, 1)) * d + p_tile)
   def check(self, target:Target, d:int) -> Target:
     """raise ValueError where this config cannot run at head dim d on target; else the description its kernels are built with (the
     target, or its narrow MMA where d or block_n, the K extents of the MMAs, are no multiple of the wide one's K)"""
@@ -91,10 +96,10 @@ def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
   on every sweep shape tried (docs/journal.md, 2026-11-25); dQ in 3 blocks an SM (168 registers, no spill: 3 x 64 KB of LDS), causal
   7.27 → 6.80 ms and the document mask 2.78 → 2.49 ms with the 64-bit copy addresses (2026-11-25, second session); at D=64 dK/dV
   in 3 blocks an SM too (168 registers), +1-19% on the sweep's D=64 shapes (2026-11-25, sixth session; D=128's has none to spare)"""
-  if target.wgmma is not None and d % 64 == 0 and d <= 128: return BwdConfig(64, 64, 4, 3 if d == 64 else 0), BwdConfig(64, 64, 4, 3)
+  if target.warpgroups and d % 64 == 0 and d <= 128: return BwdConfig(64, 64, 4, 3 if d == 64 else 0), BwdConfig(64, 64, 4, 3)
   # at D=256 a warp's dK and dV of whole rows are 256 registers a thread: with wgmma two warpgroups split them along the head dim
   # (H100, B·N = 16k, H = 8: 91 -> 281 TFLOPS non-causal at N=4096, 1.06-1.14x FA2; dQ's 64x32x4 has no spill; 2026-11-26, tenth session)
-  if target.wgmma is not None and d == 256: return BwdConfig(64, 64, 8, split=2), BwdConfig(64, 32, 4)
+  if target.warpgroups and d == 256: return BwdConfig(64, 64, 8, split=2), BwdConfig(64, 32, 4)
   # past D=128 the K, V (or Q, dO) tiles of 64 rows outgrow 48 KB (sm_80) and 64 KB (RDNA, CDNA3): fewer rows and columns, over fewer
   # warps; dK/dV then split along the head dim where that fits, its accumulators halved (clang-22 at D=256: gfx942 no scratch, was 48
   # spilled VGPRs at 32x16x2; gfx1201 359 spilled, was 704; gfx1100 744, was 707: RDNA's are issue 32's; docs/journal.md 2026-11-26)
@@ -133,8 +138,10 @@ def default_fwd_config(target:Target, d:int, causal:bool=False, nq:int|None=None
   blocks an SM: D=64 N=1024 293 -> 305 TFLOPS, causal N=4096 312 -> 322, causal N=1024 226 -> 220; 2026-11-25, third session); on
   RDNA3 (64 KB of LDS, P through LDS) 64x32x4 fits every head dim."""
   if nq is not None and nk is not None and (cfg:=tabled(target, d, nq, nk, causal, mods)) is not None: return cfg
-  if target.wgmma is not None and d == 64: return FwdConfig(64, 128, 4)
-  if target.wgmma is not None and d % 64 == 0: return FwdConfig(64, 64, 4)
+  # 8-bit wgmma reads Vᵀ in tiles of whole 128-byte rows: 128 keys
+  if target.v_keys is not None and d % 128 == 0: return FwdConfig(128, 128, 8)
+  if target.warpgroups and d == 64: return FwdConfig(64, 128, 4)
+  if target.warpgroups and d % 64 == 0: return FwdConfig(64, 64, 4)
   if target.mma_device == "CUDA" and d == 128 and not causal: return FwdConfig(64, 64, 4)
   return fitting(target, d, FwdConfig(64, 32, 4), FwdConfig(64, 16, 4))   # past D=192 64x32x4's K and V tiles outgrow 48 KB
 

@@ -18,7 +18,8 @@ LOG2E, LN2 = math.log2(math.e), math.log(2)
 
 def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp], UOp], nq:UOp|int, tile_rows:Callable[[UOp], Callable[[UOp], UOp]],
            run:int|None, nk:UOp|int, plan:TilePlan, scale:float|UOp, keep:Callable[[UOp, UOp], UOp],
-           score:Callable[..., UOp]|None=None, bulk:tuple[UOp, UOp, UOp]|None=None, ring:int=0) -> tuple[UOp, UOp, UOp]:
+           score:Callable[..., UOp]|None=None, bulk:tuple[UOp, UOp, UOp]|None=None, ring:int=0,
+           vt_rows:Callable[[UOp], Callable[[UOp], UOp]]|None=None, nkp:int=0) -> tuple[UOp, UOp, UOp]:
   """FlashAttention-2's loop for one block: its BLOCK_M query rows (row r at q_rows(r) of q, the first nq of them real) against
   the KV tiles of the plan, in its order (a stage of masked tiles, then one of unmasked ones). tile_rows(n0) gives where row r of
   the tile from key n0 lives in k and v, the keys stored densely in runs of `run` (None: all); nk keys are real. The scores
@@ -29,7 +30,9 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   bulk: (pointers to K's tensor map and V's, the plane): K and V come by the target's bulk tensor copies (Hopper's TMA; key n0 of the
   tile at row n0 of that plane, the keys dense in k and v), not by copy_tile. ring (with bulk, on a block with a producer warp): warp
   specialisation, the producer issuing every tile into a ring of that many K and V slots ahead of the consumers, who release each
-  slot on an mbarrier once read; else the consumers issue K_{p+1} and V_p themselves."""
+  slot on an mbarrier once read; else the consumers issue K_{p+1} and V_p themselves.
+  vt_rows (where cfg.reads_vt): v is Vᵀ, its keys in the target's v_keys order and padded with zeros to whole tiles; vt_rows(n0)(d)
+  gives where row d of the tile from key n0 lives in it, nkp: Vᵀ's keys a row."""
   target = blk.target
   D = q.shape[-1]
   BM, BN = cfg.block_m, cfg.block_n
@@ -42,9 +45,12 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
 
   # Hopper: S = Q·Kᵀ and O += P·V by wgmma (P from registers), the LDS tiles stored in its swizzle atoms, each warpgroup (4 warps of
   # one m-tile) its 64 rows
-  wg = cfg.by_wgmma(target, D)
+  wg, vt = cfg.by_wgmma(target, D), cfg.reads_vt(target, D)
+  assert vt == (vt_rows is not None) and not (vt and bulk), "Vᵀ where the target's 8-bit wgmma needs it, by copy_tile"
   # prologue: Q and the first K tile in flight together
-  q_s, k_s, v_s = (smem(blk, rows, D, q.dtype, atom=64 if wg else 0, n=n) for rows, n in ((BM, 1), (BN, max(ring, 1)), (BN, max(ring, 1))))
+  atom = 128 // q.dtype.itemsize if wg else 0
+  q_s, k_s = (smem(blk, rows, D, q.dtype, atom=atom, n=n) for rows, n in ((BM, 1), (BN, max(ring, 1))))
+  v_s = smem(blk, D, BN, v.dtype, atom=atom) if vt else smem(blk, BN, D, v.dtype, atom=atom, n=max(ring, 1))
   # where there may be no tile at all (an empty split), the first one's copy reads nothing
   any_tile = None if isinstance(total, int) or total.vmin >= 1 else total > 0
   # The emulator places values used both inside a loop and after it (a lane index of the row reductions) in the loop, so the masked
@@ -113,8 +119,9 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
       vc = kv_copy(1, v_s.after(kt.buf), n0, real, 1)
     else:
       kt = wait_tile(blk, k_s, it, *after)
-      vc = copy_tile(blk, v_s.after(kt.buf), vg, tile_rows(n0), (nk - n0 if real is None else real.where(nk - n0, 0)) if masked else None,
-                     variant=variant, run=run)
+      vc = copy_tile(blk, v_s.after(kt.buf), vg, vt_rows(n0), None if real is None else real.where(D, 0), variant=variant, stride=nkp) if vt else \
+        copy_tile(blk, v_s.after(kt.buf), vg, tile_rows(n0), (nk - n0 if real is None else real.where(nk - n0, 0)) if masked else None,
+                  variant=variant, run=run)
     # S = Q·Kᵀ, scaled into the log2 domain; V's copy is issued first so it overlaps this
     s = acc_tile(blk, WM // M, BN // N)
     if wg: s = s.after(qk:=wgmma_tile(blk, s, q_s, kt.after(vc)))   # S = Q·Kᵀ (not +=): no zeroing
@@ -149,21 +156,21 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
                     (a_rows:=rows_view(blk, acc)).store(a_rows * alpha.reshape(nrows, 1).expand(a_rows.shape)))
     acc = acc.after(upd)
     if ring:   # V_p must have landed; K's slot is released once S is in every thread's registers
-      vt = wait_bulk(blk, v_s.nth(slot), bars.index(full(1, slot)), phase, s_done, sync=False)
+      vtile = wait_bulk(blk, v_s.nth(slot), bars.index(full(1, slot)), phase, s_done, sync=False)
       kc = release(blk, bars, empty(0, slot), qk)
     else:   # V_p must have landed, and every warp be done reading K_p before K_{p+1} overwrites it
-      vt = wait_tile(blk, v_s.after(vc), s_done) if bulk is None else wait_bulk(blk, v_s.after(vc), bars.index(1), phase, s_done)
+      vtile = wait_tile(blk, v_s.after(vc), s_done) if bulk is None else wait_bulk(blk, v_s.after(vc), bars.index(1), phase, s_done)
       n1 = (plan.carried(tx[1]) if carry else plan.tile(p + 1)) * BN
-      kc = copy_tile(blk, k_s.after(vt.buf), kg, tile_rows(n1), (p + 1 < total).where(BN, 0), variant=variant + 1, run=run) if bulk is None else \
-        kv_copy(0, k_s.after(vt.buf), n1, None, 0, when=p + 1 < total)   # past the last tile: none (nothing waits for it)
+      kc = copy_tile(blk, k_s.after(vtile.buf), kg, tile_rows(n1), (p + 1 < total).where(BN, 0), variant=variant + 1, run=run) if bulk is None else \
+        kv_copy(0, k_s.after(vtile.buf), n1, None, 0, when=p + 1 < total)   # past the last tile: none (nothing waits for it)
     if carry: acc = acc.after(kc, UOp.group((tu:=tix.after(vc, kc))[0].store(tx[1]), tu[1].store(plan.index(p + 2))))
     else: acc = acc.after(kc)
-    # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout)
-    p_a = a_operand(blk, s, blk.warp * WM, v.dtype)
+    # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout; in registers where Vᵀ's key order lines them up)
+    p_a = a_operand(blk, s, blk.warp * WM, v.dtype, target.key_order() if vt else None)
     if wg:
-      pv = wgmma_tile(blk, acc, lambda kk: p_a(0, kk), vt, b_kn=True, add=True)
+      pv = wgmma_tile(blk, acc, lambda kk: p_a(0, kk), vtile, b_kn=not vt, add=True)
       return (UOp.group(pv, release(blk, bars, empty(1, slot), pv)) if ring else pv).end(it)
-    return mma(blk, acc, p_a, lambda n0, kk: frags_b(blk, vt, n0, kk * K, trans=True), BN // K).end(it)
+    return mma(blk, acc, p_a, lambda n0, kk: frags_b(blk, vtile, n0, kk * K, trans=True), BN // K).end(it)
 
   # Each stage, and what follows them, reads the state from the buffers themselves, after the init and the stages before:
   # tinygrad places an AFTER where it is first used, and the emulator skips the body of a loop that runs no time, so an AFTER
@@ -205,7 +212,8 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   """Build the forward kernel's sink for Tensor.custom_kernel(q, k, v, o, lse, *mod_args, fxn=...).
   q: (B, H, Nq, D); k, v: (B, Hkv, Nk, D), H a multiple of Hkv; fp16 or bf16, or an 8-bit float the target's fp8 MMA takes
   (Target.for_dtype): then the first three args are q's, k's and v's descale factors, float32 (B, Hkv) each — the scores are
-  q·kᵀ·scale·q_descale·k_descale, the output P·v·v_descale with P rounded to v's format, o 16-bit. o: (B, H, Nq, D) out in q's dtype.
+  q·kᵀ·scale·q_descale·k_descale, the output P·v·v_descale with P rounded to v's format, o 16-bit; and where cfg.reads_vt, v is
+  Vᵀ, (B, Hkv, D, Nk rounded up to whole BLOCK_N), its keys in the target's v_keys order (fa_uop.api.vt_layout). o: (B, H, Nq, D) out in q's dtype.
   lse: (B, H, Nq) float32 out, the natural-log row logsumexp, or None. causal masks key j > query i (top-left aligned); mods
   (fa_uop.mods.Mods, its causal in place of causal) adds windows, softcap and score and mask mods reading the buffers args;
   with a mask_mod the last args are its block map for BLOCK_M x BLOCK_N tiles (fa_uop.blockmap.block_map). tma: K and V come
@@ -230,10 +238,12 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   sc = 1 / math.sqrt(D) if scale is None else scale
   # fp8: the descales of this block's (batch, KV head)
   qd, kd, vd = (flat(t).index(b * Hkv + h // (H // Hkv)) for t in descales) if fp8 else (None, None, None)
+  nkp = v.shape[3] if cfg.reads_vt(target, D) else 0   # Vᵀ's keys a row
+  vt_rows = (lambda n0: rows_at((b * Hkv + h // (H // Hkv)) * D * nkp + n0, nkp)) if nkp else None
   acc, row_max, row_sum, q_s = attend(blk, cfg, q, k, v, rows_at(q_base, D), Nq - m0, lambda n0: rows_at(kv_base + n0 * D, D), None, Nk,
                                  plan, qd * kd * sc if fp8 else sc,
                                  lambda row, key: mods.keep(b, h, m0 + row, key, Nk, args, lim), mods.score_fn(b, h, lambda row: m0 + row, args, lim),
-                                 (maps.index(0), maps.index(16), b * Hkv + h // (H // Hkv)) if tma else None, ring)
+                                 (maps.index(0), maps.index(16), b * Hkv + h // (H // Hkv)) if tma else None, ring, vt_rows, nkp)
   stores = store_rows(blk, cfg, acc, row_max, row_sum, q_s, o, lambda r: q_base + r * D, lse, lambda r: (b * H + h) * Nq + m0 + r, Nq - m0, vd)
   # The cost is stated, and the sink tagged as already optimized so tinygrad keeps it: derived symbolically over the
   # data-dependent loop bounds it is a graph deep enough to overflow Python's recursion when printed into the program's key.

@@ -1,6 +1,6 @@
 """Targets: one description per GPU family. Warp size, MMA shape and which lane holds which fragment element live here and nowhere else."""
 from __future__ import annotations
-import functools, math, os, re
+import functools, itertools, math, os, re
 from dataclasses import dataclass, field, replace
 from typing import Callable
 from tinygrad import Device, UOp, dtypes
@@ -67,6 +67,13 @@ class Target:
   ldsm_addr: dict[str, Callable[[UOp], tuple[UOp, UOp]]]|None = field(default=None, hash=False, compare=False)
   # Hopper's warpgroup MMA on LDS tiles, A from LDS or registers (see _cuda_wgmma); twin: mma over fragment reads of the same tiles
   wgmma: Callable[..., list[UOp]]|None = None
+  # the kernels are laid out for warpgroup MMA (warpgroups of 64 rows, LDS tiles in 128-byte swizzle atoms), which the portable twin
+  # keeps: the emulator runs the layout the GPU gets, its products by mma.sync
+  warpgroups: bool = False
+  # P·V on 8-bit floats: wgmma takes an 8-bit B K-major only, so the forward reads Vᵀ (keys contiguous), each group of keys stored in
+  # an order, (digit sizes, their permutation) as numpy's reshape/transpose spell it, that makes P's C registers the A operand as
+  # they stand (a lane-local regrouping; the product sums over keys in any order). None: V as given
+  v_keys: tuple[tuple[int, ...], tuple[int, ...]]|None = None
   # Hopper's tensor memory accelerator: bulk tensor copies of swizzled tiles, completed on an mbarrier (see TMA); twin: copy_tile's copies
   tma: TMA|None = None
   multiprocessors: int = 1      # SMs or CUs of the family's common part, where the device cannot be asked (the emulator)
@@ -79,6 +86,11 @@ class Target:
   def portable(self) -> Target:
     return replace(self, shuffle=None, copy16=None, copy_wait=None, store16=None, ldsm=None, ldsm_addr=None, wgmma=None, tma=None,
                    narrow=self.narrow and self.narrow.portable(), fp8=self.fp8 and self.fp8.portable())
+  def key_order(self) -> tuple[int, ...]|None:
+    """v_keys as the key stored at each position of a group, or None"""
+    if self.v_keys is None: return None
+    split, perm = self.v_keys
+    return tuple(sum(d * math.prod(split[j + 1:]) for j, d in zip(perm, ds)) for ds in itertools.product(*(range(split[j]) for j in perm)))
   def for_dtype(self, dtype:DType) -> Target:
     """the description a kernel on inputs of dtype is built with: this one, or its 8-bit MMA's; TypeError where neither takes dtype"""
     if dtype in self.in_dtypes: return self
@@ -205,42 +217,46 @@ def _wgmma_desc(addr:str, lbo:int=16) -> str:
   stride byte offset 1024 (the next 8 rows), mode 1 (128-byte swizzle)"""
   return f"(((unsigned long long)((({addr}) & 0x3FFFF) >> 4)) | ({lbo >> 4}ull << 16) | (64ull << 32) | (1ull << 62))"
 
+_WG_TYPES = {dtypes.half: ("f16", "__half_as_ushort({})"), dtypes.bfloat16: ("bf16", "__bfloat16_as_ushort({})"),
+             dtypes.fp8e4m3: ("e4m3", "({}).__x"), dtypes.fp8e5m2: ("e5m2", "({}).__x")}
+
 def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:UOp|list[UOp], a_block:int=0, acc:list[UOp]|None=None,
                 b_kn:bool=False) -> list[UOp]:
-  """wgmma.mma_async m64n{n}k16 over ksteps K-steps, all 128 threads of the warpgroup (4 consecutive warps from a multiple of 4):
-  D (64 x n, float32) = A·B, plus acc (this thread's n/2 floats) where given. B from the LDS tile at b in 128-byte swizzle atoms of 64
-  columns (tiles.Smem, atom=64), b_block bytes from one 64-column block to the next: its rows the n columns of B (K-major: K, the
-  keys Q·Kᵀ runs over) or with b_kn its rows the K-steps' 16 rows each (MN-major: V, rows are keys). A from LDS at a the same way
-  (K-major, a_block bytes between column blocks), or a list of 8 16-bit values per K-step, this thread's A fragment in mma.sync's
-  m16n8k16 layout (its warp's 16 rows). Thread l of warp w gets rows 16w + l//4 and 16w + l//4 + 8 in mma.sync's m16n8 C layout, 8
-  columns at a time: returned as its n/2 floats."""
-  ty, nd, regs_a = {dtypes.half: "f16", dtypes.bfloat16: "bf16"}[dtype], n // 2, isinstance(a, list)
-  na = 4 * ksteps if regs_a else 0   # A's 32-bit registers (two 16-bit values each)
+  """wgmma.mma_async m64n{n}k{K} over ksteps K-steps of 32 bytes (K: 16 16-bit or 32 8-bit elements), all 128 threads of the warpgroup
+  (4 consecutive warps from a multiple of 4): D (64 x n, float32) = A·B, plus acc (this thread's n/2 floats) where given. B from the
+  LDS tile at b in 128-byte swizzle atoms (tiles.Smem), b_block bytes from one atom column block to the next: its rows the n columns
+  of B (K-major: K, the keys Q·Kᵀ runs over) or with b_kn (16-bit only) its rows the K-steps' 16 rows each (MN-major: V, rows are
+  keys). A from LDS at a the same way (K-major, a_block bytes between column blocks), or a list of 32 bytes of values per K-step, this
+  thread's A fragment in mma.sync's m16n8k16 (m16n8k32) layout (its warp's 16 rows). Thread l of warp w gets rows 16w + l//4 and
+  16w + l//4 + 8 in mma.sync's m16n8 C layout, 8 columns at a time: returned as its n/2 floats."""
+  (ty, bits), nd, regs_a, per = _WG_TYPES[dtype], n // 2, isinstance(a, list), 4 // dtype.itemsize   # per: values a 32-bit register
+  assert not (b_kn and dtype.itemsize == 1), "wgmma takes 8-bit B K-major only"
+  na = 4 * ksteps if regs_a else 0   # A's 32-bit registers
   src = [b, *(a if regs_a else [a]), *(acc or [])]
   ai, ci = 1, 1 + (len(a) if regs_a else 1)   # where A's and acc's values start among the custom's sources
-  u16 = "__half_as_ushort" if dtype == dtypes.half else "__bfloat16_as_ushort"
   regs, outs = ",".join(f"%{i}" for i in range(nd)), ", ".join(f'"+f"({name}[{i}])' for i in range(nd))
   steps = []
   for kk in range(ksteps):
-    kb = kk * 16 * 128 if b_kn else kk * 16 // 64 * b_block + kk * 16 % 64 * 2   # MN-major: 16 rows of 128 bytes; K-major: 32 bytes on
+    kb = kk * 16 * 128 if b_kn else kk * 32 // 128 * b_block + kk * 32 % 128   # MN-major: 16 rows of 128 bytes; K-major: 32 bytes on
     desc_b = _wgmma_desc(f"{name}_b + {kb}", b_block if b_kn else 16)
     if regs_a:
       a_op, a_in = f"{{{{%{nd + 1}, %{nd + 2}, %{nd + 3}, %{nd + 4}}}}}", ", ".join(f'"r"({name}_a[{4 * kk + j}])' for j in range(4)) + ", "
-      scale, b_op, trans = f"%{nd + 5}", f"%{nd}", f", {int(b_kn)}"
+      scale, b_op, trans = f"%{nd + 5}", f"%{nd}", f", {int(b_kn)}" if dtype.itemsize == 2 else ""   # 8-bit: no transpose flags
       ins = f'"l"({desc_b}), {a_in}"r"({1 if acc is not None else min(kk, 1)})'
     else:
-      ka = kk * 16 // 64 * a_block + kk * 16 % 64 * 2
-      a_op, b_op, scale, trans = f"%{nd}", f"%{nd + 1}", f"%{nd + 2}", f", 0, {int(b_kn)}"
+      ka = kk * 32 // 128 * a_block + kk * 32 % 128
+      a_op, b_op, scale, trans = f"%{nd}", f"%{nd + 1}", f"%{nd + 2}", f", 0, {int(b_kn)}" if dtype.itemsize == 2 else ""
       ins = f'"l"({_wgmma_desc(f"{name}_a + {ka}")}), "l"({desc_b}), "r"({1 if acc is not None else min(kk, 1)})'
-    steps.append(f'asm volatile("{{{{\\n.reg .pred p;\\nsetp.ne.b32 p, {scale}, 0;\\nwgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} '
+    steps.append(f'asm volatile("{{{{\\n.reg .pred p;\\nsetp.ne.b32 p, {scale}, 0;\\nwgmma.mma_async.sync.aligned.m64n{n}k{32 // dtype.itemsize}.f32.{ty}.{ty} '
                  f'{{{{{regs}}}}}, {a_op}, {b_op}, p, 1, 1{trans};\\n}}}}" : {outs} : {ins});')
   init = ", ".join(f"{{{ci + i}}}" for i in range(nd)) if acc is not None else ", ".join(["0.0f"] * nd)
-  pack = ", ".join(f"((unsigned){u16}({{{ai + 2 * j}}}) | ((unsigned){u16}({{{ai + 2 * j + 1}}}) << 16))" for j in range(na))
+  pack = ", ".join("(" + " | ".join(f"((unsigned){bits.format(f'{{{ai + per * j + i}}}')} << {8 * dtype.itemsize * i})" for i in range(per)) + ")"
+                   for j in range(na))
   code = (f"float {name}[{nd}] = {{{{{init}}}}}; {{{{ unsigned {name}_b = (unsigned)__cvta_generic_to_shared({{0}})" +
           (f"; unsigned {name}_a[{na}] = {{{{{pack}}}}}" if regs_a else f", {name}_a = (unsigned)__cvta_generic_to_shared({{1}})") +
           '; asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); ' + " ".join(steps) +
           ' asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }}')
-  # a constant of the 16-bit type rides along unused: tinygrad includes that type's header for the values a kernel has, and a kernel
+  # a constant of the input type rides along unused: tinygrad includes that type's header for the values a kernel has, and a kernel
   # whose 16-bit data never leaves LDS but through wgmma has none
   mm = UOp(Ops.CUSTOM, dtypes.void, (*src, UOp.const(0, dtype)), arg=code)
   return [UOp(Ops.CUSTOMI, dtypes.float, (mm, UOp.const(i, dtypes.int)), arg=f"{name}[{{1}}]") for i in range(nd)]
@@ -277,9 +293,12 @@ SM89_FP8 = _fp8(SM80, (16, 8, 32), a=Frag((2, 8, 2, 4, 4), 2, lanes=(1, 3), elem
 HOPPER_LDS, STATIC_LDS = 232448, 49152
 
 # Hopper (sm_90a): sm_80's mma.sync and copies, and wgmma for warpgroups
-SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, wgmma=_cuda_wgmma, multiprocessors=132,
+# and wgmma on e4m3/e5m2 (m64nNk32, A's registers in mma.sync m16n8k32's layout), Vᵀ's keys in groups of 16 ordered so that the
+# key at position 4q+2j+e is 8j+2q+e: lane q of a row holds P's columns 2q, 2q+1, 2q+8, 2q+9 (C), A wants 4q..4q+3
+SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, wgmma=_cuda_wgmma, warpgroups=True, multiprocessors=132,
                 min_blocks=True, tma=TMA(_cuda_tma_init, _cuda_tma_copy, _cuda_tma_wait, _cuda_tma_arrive, _cuda_leave, _cuda_tma_point),
-                fp8=replace(SM89_FP8, arch="sm_90a", lds_bytes=HOPPER_LDS, multiprocessors=132, min_blocks=True))
+                fp8=replace(SM89_FP8, arch="sm_90a", lds_bytes=HOPPER_LDS, multiprocessors=132, min_blocks=True, wgmma=_cuda_wgmma,
+                            warpgroups=True, v_keys=((2, 4, 2), (1, 0, 2))))
 
 # RDNA4 wmma_f32_16x16x16 (gfx12): no duplicated operands; A and B hold k 0-3 and 8-11 of row (column) lane%16 in lanes 0-15, k 4-7
 # and 12-15 in lanes 16-31; C holds column lane%16, rows 8(lane//16)+e

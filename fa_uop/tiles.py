@@ -51,16 +51,16 @@ class Smem:
   buf: UOp
   rows: int
   cols: int
-  atom: int = 0   # else: stored as column blocks of `atom` (64: 128-byte rows), each rows x atom: Hopper's 128-byte swizzle (wgmma)
+  atom: int = 0   # else: stored as column blocks of `atom` (128-byte rows), each rows x atom: Hopper's 128-byte swizzle (wgmma)
   base: UOp|int = 0   # where the tile starts in buf: the tiles of a ring (smem's n) follow one another
   itemsize: int = 2   # bytes an element
   @property
   def vec(self) -> int: return 16 // self.itemsize   # elements in a 16-byte chunk
   def index(self, r:UOp|int, c:UOp|int) -> UOp|int:
-    if self.atom: return self.base + c // self.atom * (self.rows * self.atom) + r * self.atom + ((c % self.atom // 8) ^ (r % 8)) * 8 + c % 8
+    v = self.vec
+    if self.atom: return self.base + c // self.atom * (self.rows * self.atom) + r * self.atom + ((c % self.atom // v) ^ (r % 8)) * v + c % v
     # XOR within aligned groups of g chunks (g: the largest power of two dividing the chunks per row, at most 8), so a chunk
     # never leaves its row; the XOR value changes every 8/g rows, which spreads any 8 consecutive rows over all 8 bank groups
-    v = self.vec
     chunks = self.cols // v
     g = min(8, chunks & -chunks)
     return self.base + r * self.cols + ((c // v) ^ (r // (8 // g) % g)) * v + c % v
@@ -69,10 +69,10 @@ class Smem:
   def nth(self, i:UOp|int) -> Smem: return replace(self, base=i * self.rows * self.cols)   # tile i of a ring (smem's n)
 
 def smem(blk:Block, rows:int, cols:int, dtype:DType, atom:int=0, n:int=1) -> Smem:
-  """a rows x cols LDS tile (in swizzle atoms of `atom` columns, 0: XOR-swizzled rows), or the first of a ring of n (Smem.nth)"""
+  """a rows x cols LDS tile (in swizzle atoms of `atom` columns, 128 bytes: 0: XOR-swizzled rows), or the first of a ring of n (Smem.nth)"""
   assert cols * dtype.itemsize % 16 == 0, f"LDS tile rows of {cols} {dtype} elements are not whole 16-byte chunks"
-  assert not atom or dtype.itemsize == 2, "wgmma's swizzle atoms hold 16-bit elements"
-  assert not atom or (atom == 64 and cols % atom == 0 and rows % 8 == 0), f"swizzle atoms of 64 columns and 8 rows, got {rows}x{cols}"
+  assert not atom or (atom * dtype.itemsize == 128 and cols % atom == 0 and rows % 8 == 0), \
+    f"swizzle atoms of 128 bytes a row ({128 // dtype.itemsize} {dtype} columns) and 8 rows, got {rows}x{cols} in atoms of {atom}"
   return Smem(blk.lds((n * rows * cols,), dtype), rows, cols, atom, itemsize=dtype.itemsize)
 
 # *** global -> LDS ***
@@ -81,16 +81,18 @@ def rows_at(base:UOp, stride:int) -> Callable[[UOp], UOp]:
   """rows of a matrix stored densely: row r starts at base + r*stride"""
   return lambda r: base + r * stride
 
-def copy_tile(blk:Block, dst:Smem, src:UOp, row:Callable[[UOp], UOp], rows_valid:UOp|int|None=None, variant:int=0, run:int|None=None) -> UOp:
+def copy_tile(blk:Block, dst:Smem, src:UOp, row:Callable[[UOp], UOp], rows_valid:UOp|int|None=None, variant:int=0, run:int|None=None,
+              stride:int|None=None) -> UOp:
   """Start copying rows of a flat global buffer (row r of the tile starting at element row(r), e.g. rows_at(base, D), or a
   paged cache's lookup) into dst, 16 bytes per thread and step. Rows at or past rows_valid read nothing and arrive as zeros.
   run: the rows come in runs of that many stored densely (a cache's pages), so row() is asked only where a run starts, once per
-  run and thread rather than once per 16 bytes. Returns the copy; wait_tile makes its result visible to every thread.
+  run and thread rather than once per 16 bytes; stride: elements from one row of a run to the next (None: the tile's columns, dense;
+  more where the tile is a column slice of its rows, as Vᵀ's is). Returns the copy; wait_tile makes its result visible to every thread.
   Fast path: the target's async copy. Twin: loads and LDS stores, which tinygrad merges across the whole kernel when two copies
   spell the same LDS address, so each copy into one tile passes its own variant (the threads are walked in another order)."""
   run = dst.rows if run is None or run >= dst.rows else run
   assert dst.rows % run == 0, f"runs of {run} rows do not tile {dst.rows} rows"
-  return UOp.group(*[_copy_rows(blk, dst, src, j * run, run, row(j * run), rows_valid, variant) for j in range(dst.rows // run)])
+  return UOp.group(*[_copy_rows(blk, dst, src, j * run, run, row(j * run), rows_valid, variant, stride or dst.cols) for j in range(dst.rows // run)])
 
 def all_of(*conds:UOp|None) -> UOp|None:
   """the conjunction of the conditions that are given (None: no condition)"""
@@ -112,18 +114,18 @@ def _rows_ok(r:UOp, rows_valid:UOp|int|None, end:int) -> UOp|None:
   """r < rows_valid, or None (no guard) where rows_valid, or the lower bound tinygrad knows of it, reaches end, past every row r"""
   return None if rows_valid is None or (rows_valid if isinstance(rows_valid, int) else rows_valid.vmin) >= end else r < rows_valid
 
-def _copy_rows(blk:Block, dst:Smem, src:UOp, r0:int, nrows:int, base:UOp, rows_valid:UOp|int|None, variant:int) -> UOp:
+def _copy_rows(blk:Block, dst:Smem, src:UOp, r0:int, nrows:int, base:UOp, rows_valid:UOp|int|None, variant:int, stride:int) -> UOp:
   """copy_tile's rows r0..r0+nrows-1 of dst, stored densely from element base on"""
   fast = blk.target.copy16 is not None
   it, rr, c, active = _pieces(blk, nrows, dst.cols, fast, variant, dst.vec)
   r = r0 + rr
   ok = _rows_ok(r, rows_valid, r0 + nrows)
-  g = base + rr * dst.cols + c
+  g = base + rr * stride + c
   if fast:
     # the asm's address summed in 64 bits: nvcc then folds each piece's constant offset into the copy instruction, where a 32-bit sum
     # over a tile base read from a register costs three integer ops a piece (the document mask's backward on the H100: -5%, and dQ
     # down from 232 to 168 registers; docs/journal.md 2026-11-25)
-    g = base.cast(dtypes.int64) + (rr * dst.cols + c).cast(dtypes.int64) if isinstance(base, UOp) else g
+    g = base.cast(dtypes.int64) + (rr * stride + c).cast(dtypes.int64) if isinstance(base, UOp) else g
     return blk.target.copy16(dst.at(r, c), src.index(g if ok is None else ok.where(g, 0)), ok, active).end(it)
   v = blk.range(dst.vec, AxisType.UPCAST)
   if active is None: return dst.at(r, c + v).store(src.index((g + v) if ok is None else (g + v).valid(ok))).end(it, v)
@@ -281,29 +283,35 @@ def load_vec(blk:Block, src:UOp, idxs:list[UOp], valid:list[UOp|None], fill:floa
   vals = [src.index(i) if ok is None else ok.where(src.index(i.valid(ok)), fill) for i, ok in zip(idxs, valid)]
   return vec.after(UOp.group(*[vec[j].store(v) for j, v in enumerate(vals)]))
 
-def a_from_acc(blk:Block, p:UOp) -> UOp|None:
+def a_from_acc(blk:Block, p:UOp, keys:tuple[int, ...]|None=None) -> Callable[[UOp|int, UOp|int], UOp]|None:
   """A fragments read straight from C-fragment registers p (tm, tn, e) where the two layouts line up lane for lane (on mma.sync two
-  n8 accumulators are one k16 operand): p regrouped as (tm, K-steps, A elements). None where the layouts differ."""
+  n8 accumulators are one k16 operand), as a function of (m-tile, K-step); keys: B's K runs over p's columns in this order, a group
+  at a time (Target.key_order), so A's column c is p's column keys[c]. A lane's registers may be regrouped (free); None where some
+  A element is another lane's."""
   t = blk.target
   M, N, K = t.mma
+  g = len(keys) if keys else 1
+  col = lambda c: c // g * g + keys[c % g] if keys else c
   src = []
   for ea in range(t.a.nelems):
     hit = [j * t.c.nelems + ec for j in range(K // N) for ec in range(t.c.nelems)
-           if all(t.a.coords(l, ea) == (t.c.coords(l, ec)[0], t.c.coords(l, ec)[1] + j * N) for l in range(t.warp))]
+           if all((t.a.coords(l, ea)[0], col(t.a.coords(l, ea)[1])) == (t.c.coords(l, ec)[0], t.c.coords(l, ec)[1] + j * N) for l in range(t.warp))]
     if not hit: return None
     src.append(hit[0])
-  if src != list(range(len(src))): return None  # a lane-local permutation would need a register shuffle; no target needs one
   tm, tn, e = p.shape
-  return p.reshape(tm, tn // (K // N), (K // N) * e)
+  pa = p.reshape(tm, tn // (K // N), (K // N) * e)
+  if src == list(range(len(src))): return lambda m, kk: pa[m, kk]
+  return lambda m, kk: UOp.stack(*[pa[m, kk, i] for i in src])
 
-def a_operand(blk:Block, t:UOp, rows0:UOp, dtype:DType) -> Callable[[UOp|int, UOp|int], UOp]:
+def a_operand(blk:Block, t:UOp, rows0:UOp, dtype:DType, keys:tuple[int, ...]|None=None) -> Callable[[UOp|int, UOp|int], UOp]:
   """A fragments (m-tile, K-step) of the C-fragment register tile t, this warp's rows from rows0 of the block, rounded to dtype:
-  read straight from registers where the C and A layouts line up, else through an LDS tile"""
+  read straight from registers where the C and A layouts line up (keys: as a_from_acc's), else through an LDS tile"""
   M, N, K = blk.target.mma
   tm, tn, _ = t.shape
   reg = acc_tile(blk, tm, tn, dtype)
   reg = reg.after(reg.store(t.cast(dtype)))
-  if (pa:=a_from_acc(blk, reg)) is not None: return lambda m, kk: pa[m, kk]
+  if (pa:=a_from_acc(blk, reg, keys)) is not None: return pa
+  assert keys is None, "keys ordered for registers that do not line up"
   s = acc_to_lds(blk, reg, smem(blk, blk.warps * tm * M, tn * N, dtype), rows0, dtype)
   return lambda m, kk: frag_a(blk, s, rows0 + m * M, kk * K)
 
@@ -373,12 +381,13 @@ def wgmma_tile(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:boo
   # dimensions whose order no longer matches the hardware's warpgroups (wrong rows on the H100)
   wg_row = blk.warp // 4 * 4 * M if a_row is None else a_row // (4 * M) * (4 * M)
   if t.wgmma is None:
-    if not add: acc = acc.after(acc.store(acc.const_like(0)))
+    # zeroed once B's tile is there: a store that follows nothing in a loop would be hoisted out of it, zeroing only the first trip's
+    if not add: acc = acc.after(acc.after(b.buf).store(acc.const_like(0)))
     return mma(blk, acc, lambda m, kk: a_frag(kk), lambda n0, kk: frags_b(blk, b, b_off + n0, kk * K, trans=b_kn), k // K)
   ne = acc.shape[2]
   a_op = [a(kk)[e].load() for kk in range(k // K) for e in range(t.a.nelems)] if callable(a) else a.at(wg_row, 0)
-  vals = t.wgmma(b.at(0, b_off) if b_kn else b.at(b_off, 0), n, k // 16, b.rows * b.atom * 2, f"fa_wg{next(blk.ids)}", b.buf.dtype, a_op,
-                 0 if callable(a) else a.rows * a.atom * 2, [acc[0, j, e].load() for j in range(n // N) for e in range(ne)] if add else None, b_kn)
+  vals = t.wgmma(b.at(0, b_off) if b_kn else b.at(b_off, 0), n, k // K, b.rows * b.atom * b.itemsize, f"fa_wg{next(blk.ids)}", b.buf.dtype, a_op,
+                 0 if callable(a) else a.rows * a.atom * a.itemsize, [acc[0, j, e].load() for j in range(n // N) for e in range(ne)] if add else None, b_kn)
   return UOp.group(*[acc[0, j, e].store(vals[j * ne + e]) for j in range(n // N) for e in range(ne)])
 
 # *** across the lanes of a warp ***
