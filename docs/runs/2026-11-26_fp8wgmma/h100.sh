@@ -1,0 +1,14 @@
+# issue 31 on the H100: fp8 by wgmma (m64nNk32, Vᵀ with its keys ordered so P stays in registers) beside fa_uop's fp16 and the peers
+source scripts/device_setup.sh; export DEV=CUDA FA_UOP_TUNE=0
+b() { timeout 150 python3 bench.py 2>&1 | grep -E "^(fa_uop|torch|triton|verify|CUDA)" | sed 's/ GPU / /'; }
+if [ "${PART:-1}" = 1 ]; then
+python3 -c "import triton, torch; print('triton', triton.__version__, 'torch', torch.__version__)"
+DEV=CUDA timeout 200 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_hopper.py 2>&1 | tail -2
+export B=1 H=16 N=16384 D=128 CAUSAL=0
+echo "== fp16"; VERIFY=1 MODE=fwd PEERS=torch_flash,torch_cudnn b
+for cf in 128x128x8 64x128x4 128x256x8 64x256x4; do echo "== fp8e4m3 $cf"; DTYPE=fp8e4m3 CONFIG=$cf VERIFY=1 MODE=fwd b; done
+echo "== fp8e5m2"; DTYPE=fp8e5m2 VERIFY=1 MODE=fwd b
+echo "== fp8e4m3 causal"; CAUSAL=1 DTYPE=fp8e4m3 VERIFY=1 MODE=fwd b
+echo "== fp8e4m3 D=256 N=4096 causal"; B=4 H=8 N=4096 D=256 CAUSAL=1 DTYPE=fp8e4m3 VERIFY=1 MODE=fwd b
+echo "== fp8e4m3 D=64 N=4096 (mma.sync)"; B=4 H=32 N=4096 D=64 CAUSAL=0 DTYPE=fp8e4m3 VERIFY=1 MODE=fwd b
+fi
