@@ -7,7 +7,7 @@ from fa_uop import tune, shard
 from fa_uop.backward import flash_bwd_delta, flash_bwd_dkdv, flash_bwd_dq
 from fa_uop.config import BwdConfig, FwdConfig, default_bwd_configs, default_fwd_config, default_decode_config, decode_splits, split_kv
 from fa_uop.decode import flash_decode, flash_combine, flash_kv_write
-from fa_uop.forward import flash_fwd, flash_tma_maps
+from fa_uop.forward import flash_fwd, flash_tma_maps, flash_vt
 from fa_uop.mods import Mods, stand_ins, args_read, only_read
 from fa_uop.blockmap import block_map, RESIDENT
 from fa_uop.target import Target, target_for, multiprocessors, tensor_map_template
@@ -212,14 +212,13 @@ def _descales(q:Tensor, k:Tensor, v:Tensor, *given) -> tuple[Tensor, ...]:
 
 def vt_layout(v:Tensor, target:Target, block_n:int) -> Tensor:
   """V as the forward reads it where FwdConfig.reads_vt (8-bit wgmma): Vᵀ, (B, Hkv, D, Nk rounded up to whole tiles), zeros past Nk,
-  each group of keys in the target's v_keys order. One copy of V, a small part of the forward's time"""
-  assert target.v_keys is not None
+  each group of keys in the target's v_keys order (fa_uop.forward.flash_vt)"""
   B, Hkv, Nk, D = v.shape
-  split, perm = target.v_keys
-  nkp = -(-Nk // block_n) * block_n
-  vp = v.pad(((0, 0), (0, 0), (0, nkp - Nk), (0, 0))) if nkp > Nk else v
-  vp = vp.reshape(B, Hkv, nkp // math.prod(split), *split, D).permute(0, 1, 3 + len(split), 2, *(3 + j for j in perm))
-  return vp.reshape(B, Hkv, D, nkp).contiguous()
+  vt = Tensor.empty(B, Hkv, D, -(-Nk // block_n) * block_n, dtype=v.dtype, device=v.device)
+  return Tensor.custom_kernel(v.contiguous(), vt, fxn=_vt_builder(target))[1]
+
+@functools.cache
+def _vt_builder(target:Target): return functools.cache(lambda *ps: flash_vt(*ps, target=target))
 
 def _run_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, mods:Mods, scale:float|None, mod_args:tuple[Tensor, ...]=(),
              descales:tuple[Tensor, ...]=()) -> tuple[Tensor, Tensor]:

@@ -226,8 +226,9 @@ def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:
   (4 consecutive warps from a multiple of 4): D (64 x n, float32) = A·B, plus acc (this thread's n/2 floats) where given. B from the
   LDS tile at b in 128-byte swizzle atoms (tiles.Smem), b_block bytes from one atom column block to the next: its rows the n columns
   of B (K-major: K, the keys Q·Kᵀ runs over) or with b_kn (16-bit only) its rows the K-steps' 16 rows each (MN-major: V, rows are
-  keys). A from LDS at a the same way (K-major, a_block bytes between column blocks), or a list of 32 bytes of values per K-step, this
-  thread's A fragment in mma.sync's m16n8k16 (m16n8k32) layout (its warp's 16 rows). Thread l of warp w gets rows 16w + l//4 and
+  keys). A from LDS at a the same way (K-major, a_block bytes between column blocks), or a list of values per K-step, this thread's A
+  fragment in mma.sync's m16n8k16 (m16n8k32) layout (its warp's 16 rows): in dtype, or float32 to be rounded to an 8-bit dtype here,
+  two values by one cvt (tinygrad's casts round one at a time, and leave the bytes to be packed). Thread l of warp w gets rows 16w + l//4 and
   16w + l//4 + 8 in mma.sync's m16n8 C layout, 8 columns at a time: returned as its n/2 floats."""
   (ty, bits), nd, regs_a, per = _WG_TYPES[dtype], n // 2, isinstance(a, list), 4 // dtype.itemsize   # per: values a 32-bit register
   assert not (b_kn and dtype.itemsize == 1), "wgmma takes 8-bit B K-major only"
@@ -252,8 +253,15 @@ def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:
   init = ", ".join(f"{{{ci + i}}}" for i in range(nd)) if acc is not None else ", ".join(["0.0f"] * nd)
   pack = ", ".join("(" + " | ".join(f"((unsigned){bits.format(f'{{{ai + per * j + i}}}')} << {8 * dtype.itemsize * i})" for i in range(per)) + ")"
                    for j in range(na))
+  if regs_a and a[0].dtype == dtypes.float:   # 8-bit A from floats: each register from 4 values, lowest byte first
+    assert dtype.itemsize == 1, "float A values are rounded to an 8-bit format"
+    cvt = f"cvt.rn.satfinite.{ty}x2.f32"
+    pack = "; ".join(f'asm("{{{{ .reg .b16 lo, hi;\\n{cvt} lo, %2, %1;\\n{cvt} hi, %4, %3;\\nmov.b32 %0, {{{{lo, hi}}}};\\n}}}}" : "=r"({name}_a[{j}]) : '
+                     + ", ".join(f'"f"({{{ai + 4 * j + i}}})' for i in range(4)) + ")" for j in range(na))
+    a_decl = f"; unsigned {name}_a[{na}]; {pack}"
+  else: a_decl = f"; unsigned {name}_a[{na}] = {{{{{pack}}}}}"
   code = (f"float {name}[{nd}] = {{{{{init}}}}}; {{{{ unsigned {name}_b = (unsigned)__cvta_generic_to_shared({{0}})" +
-          (f"; unsigned {name}_a[{na}] = {{{{{pack}}}}}" if regs_a else f", {name}_a = (unsigned)__cvta_generic_to_shared({{1}})") +
+          (a_decl if regs_a else f", {name}_a = (unsigned)__cvta_generic_to_shared({{1}})") +
           '; asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); ' + " ".join(steps) +
           ' asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }}')
   # a constant of the input type rides along unused: tinygrad includes that type's header for the values a kernel has, and a kernel

@@ -189,17 +189,18 @@ def leave(blk:Block, when:UOp, buf:UOp, *deps:UOp) -> UOp:
 def store_tile(blk:Block, src:Smem, dst:UOp, row:Callable[[UOp], UOp], rows_valid:UOp|int) -> UOp:
   """copy_tile's reverse: store src to a flat global buffer (row r of the tile at element row(r)), 16 bytes per thread and step, its
   rows from rows_valid on not at all. Whole rows leave in 16-byte pieces, where C fragments would store a few bytes per row each.
-  Each row(r) is a multiple of 8 elements (16 bytes), as the rows of a (..., D) tensor are: said so to tinygrad, which vectorizes
-  (8 bytes at most, bf16 not at all); the target's store16, where it has one, moves each piece in one instruction pair."""
+  Each row(r) is a multiple of 16 bytes, as the rows of a (..., D) tensor are: said so to tinygrad, which vectorizes (8 bytes at
+  most, bf16 not at all); the target's store16, where it has one, moves each piece in one instruction pair."""
   fast = blk.target.store16 is not None   # the target's 16-byte store, which tinygrad's vectorizer would not give (bf16: none)
-  it, r, c, active = _pieces(blk, src.rows, src.cols, fast)
+  n = src.vec
+  it, r, c, active = _pieces(blk, src.rows, src.cols, fast, vec=n)
   if fast:
     ok = all_of(active, _rows_ok(r, rows_valid, src.rows))
-    return blk.target.store16(src.at(r, c), dst.index((row(r) + c) // 8 * 8), ok).end(it)
-  v = blk.range(8, AxisType.UPCAST)
-  if active is None: return dst.index(((row(r) + c) // 8 * 8 + v).valid(r < rows_valid)).store(src.at(r, c + v)).end(it, v)
+    return blk.target.store16(src.at(r, c), dst.index((row(r) + c) // n * n), ok).end(it)
+  v = blk.range(n, AxisType.UPCAST)
+  if active is None: return dst.index(((row(r) + c) // n * n + v).valid(r < rows_valid)).store(src.at(r, c + v)).end(it, v)
   # the last step's threads past the tile read and store nothing
-  return dst.index(((row(r) + c) // 8 * 8 + v).valid(active & (r < rows_valid))).store(src.buf.index(src.index(r, c + v).valid(active))).end(it, v)
+  return dst.index(((row(r) + c) // n * n + v).valid(active & (r < rows_valid))).store(src.buf.index(src.index(r, c + v).valid(active))).end(it, v)
 
 # *** fragments of LDS tiles ***
 
@@ -368,7 +369,7 @@ def wgmma_tile(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:boo
                b_off:UOp|int=0) -> UOp:
   """acc = A·B (acc += A·B with add) for the block's warpgroups (4 warps of 16 rows each); acc is each warp's (1, n/N, elements) C tile
   of its 16 rows. A: an LDS tile, whose rows from a_row (default 16·warp; a warpgroup's four warps take consecutive rows) this warp
-  multiplies, or a(kk), this warp's A fragment of K-step kk in registers. B: n columns from b_off of the LDS tile b, whose rows are B's
+  multiplies, or a(kk), this warp's A fragment of K-step kk in registers (float32 values are rounded to B's dtype). B: n columns from b_off of the LDS tile b, whose rows are B's
   columns (K-major, B = Kᵀ), or with b_kn whose rows are the K dimension (V) and columns B's. Hopper's wgmma on the LDS tiles (stored
   in swizzle atoms; b_off a multiple of 8 rows, or of 64 columns with b_kn) where the target has it; the twin: mma over fragment reads
   of the same tiles. Returns the stores."""
@@ -377,13 +378,14 @@ def wgmma_tile(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:boo
   n, k = acc.shape[1] * N, b.rows if b_kn else b.cols
   assert blk.warps % 4 == 0 and acc.shape[0] == 1 and (callable(a) or a.cols == k), "64 x n tiles of warpgroups"
   a_frag = a if callable(a) else lambda kk: frag_a(blk, a, blk.warp * M if a_row is None else a_row, kk * K)
+  a_twin = (lambda kk: a_frag(kk).cast(b.buf.dtype)) if callable(a) and a(0).dtype != b.buf.dtype else a_frag
   # the warpgroup's first row; spelled without warp % 4, which tinygrad may answer by splitting the warp range into two thread
   # dimensions whose order no longer matches the hardware's warpgroups (wrong rows on the H100)
   wg_row = blk.warp // 4 * 4 * M if a_row is None else a_row // (4 * M) * (4 * M)
   if t.wgmma is None:
     # zeroed once B's tile is there: a store that follows nothing in a loop would be hoisted out of it, zeroing only the first trip's
     if not add: acc = acc.after(acc.after(b.buf).store(acc.const_like(0)))
-    return mma(blk, acc, lambda m, kk: a_frag(kk), lambda n0, kk: frags_b(blk, b, b_off + n0, kk * K, trans=b_kn), k // K)
+    return mma(blk, acc, lambda m, kk: a_twin(kk), lambda n0, kk: frags_b(blk, b, b_off + n0, kk * K, trans=b_kn), k // K)
   ne = acc.shape[2]
   a_op = [a(kk)[e].load() for kk in range(k // K) for e in range(t.a.nelems)] if callable(a) else a.at(wg_row, 0)
   vals = t.wgmma(b.at(0, b_off) if b_kn else b.at(b_off, 0), n, k // K, b.rows * b.atom * b.itemsize, f"fa_wg{next(blk.ids)}", b.buf.dtype, a_op,
