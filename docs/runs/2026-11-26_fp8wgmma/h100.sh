@@ -12,3 +12,20 @@ echo "== fp8e4m3 causal"; CAUSAL=1 DTYPE=fp8e4m3 VERIFY=1 MODE=fwd b
 echo "== fp8e4m3 D=256 N=4096 causal"; B=4 H=8 N=4096 D=256 CAUSAL=1 DTYPE=fp8e4m3 VERIFY=1 MODE=fwd b
 echo "== fp8e4m3 D=64 N=4096 (mma.sync)"; B=4 H=32 N=4096 D=64 CAUSAL=0 DTYPE=fp8e4m3 VERIFY=1 MODE=fwd b
 fi
+# PART=2: where the fp8 forward's time goes: per-kernel times (DEBUG=2: the Vᵀ layout copy beside the forward), blocks an SM
+if [ "${PART:-1}" = 2 ]; then
+export B=1 H=16 N=16384 D=128 CAUSAL=0
+DEBUG=2 CNT=2 DTYPE=fp8e4m3 CONFIG=64x128x4 VERIFY=0 MODE=fwd PEERS= timeout 150 python3 bench.py 2>&1 | grep -E "\*\*\*" | tail -6
+DEBUG=2 CNT=2 VERIFY=0 MODE=fwd PEERS= timeout 150 python3 bench.py 2>&1 | grep -E "\*\*\*" | tail -4
+for cf in 64x128x4x2 128x128x8x1; do echo "== fp8e4m3 $cf"; DTYPE=fp8e4m3 CONFIG=$cf VERIFY=0 MODE=fwd PEERS= b; done
+fi
+# PART=3: flash_vt for the layout, P's pairs rounded by one cvt: per-kernel times, the configs, causal, D=256, e5m2
+if [ "${PART:-1}" = 3 ]; then
+export B=1 H=16 N=16384 D=128 CAUSAL=0
+DEBUG=2 CNT=2 DTYPE=fp8e4m3 CONFIG=64x128x4 VERIFY=0 MODE=fwd PEERS= timeout 150 python3 bench.py 2>&1 | grep -E "\*\*\*" | tail -5
+echo "== fp16"; VERIFY=0 MODE=fwd PEERS=torch_cudnn b
+for cf in 64x128x4 128x128x8 64x256x4 64x128x4x2; do echo "== fp8e4m3 $cf"; DTYPE=fp8e4m3 CONFIG=$cf VERIFY=1 MODE=fwd PEERS= b; done
+echo "== fp8e5m2"; DTYPE=fp8e5m2 CONFIG=64x128x4 VERIFY=1 MODE=fwd b
+for cf in 64x128x4 128x128x8; do echo "== fp8e4m3 causal $cf"; CAUSAL=1 DTYPE=fp8e4m3 CONFIG=$cf VERIFY=1 MODE=fwd b; done
+for cf in 64x128x4 128x128x8; do echo "== fp8e4m3 D=256 N=4096 $cf"; B=4 H=8 N=4096 D=256 CAUSAL=0 DTYPE=fp8e4m3 CONFIG=$cf VERIFY=1 MODE=fwd b; done
+fi
