@@ -191,8 +191,8 @@ def _block_map(target:Target, mods:Mods, mod_args:tuple[Tensor, ...], q:Tensor, 
                    slots=multiprocessors(shard.device(q), target) * (cfg.blocks or RESIDENT))
 
 def _descales(q:Tensor, k:Tensor, v:Tensor, *given) -> tuple[Tensor, ...]:
-  """fp8's q, k and v descales as the forward kernel takes them, float32 (B, Hkv) each (ones where not given); () for 16-bit inputs,
-  which take none. Checked before any kernel is built"""
+  """fp8's q, k and v descales as the forward and decoding kernels take them, float32 (B, Hkv) each (ones where not given), B q's
+  batch (k may be a paged pool); () for 16-bit inputs, which take none. Checked before any kernel is built"""
   names = ("q_descale", "k_descale", "v_descale")
   if q.dtype not in dtypes.fp8s:
     if (i:=next((i for i, d in enumerate(given) if d is not None), None)) is not None:
@@ -200,7 +200,7 @@ def _descales(q:Tensor, k:Tensor, v:Tensor, *given) -> tuple[Tensor, ...]:
     return ()
   if shard.axis(q) is not None or not isinstance(q.device, str): raise ValueError("fp8 attention runs on one device (not sharded yet)")
   if any(getattr(t, "requires_grad", False) for t in (q, k, v)): raise ValueError("fp8 attention is forward-only: q, k and v may not require grad")
-  B, Hkv = k.shape[:2]
+  B, Hkv = q.shape[0], k.shape[1]
   out = []
   for name, d in zip(names, given):
     if d is None: d = Tensor.ones(B, Hkv, device=q.device)
@@ -315,30 +315,32 @@ def _page_table(block_table, B:int, page:int, ref:Tensor) -> Tensor|None:
 
 @functools.cache
 def _decode_builders(target:Target, cfg:FwdConfig, mods:Mods, scale:float|None, paged:bool, top_left:bool=False):
-  """the decoding kernel's builder for custom_kernel (placeholders q, k, v, seqlens, [table,] o, lse, *mod_args) and the
-  combine's, each caching its sink by the placeholders, as _fwd_builder does"""
+  """the decoding kernel's builder for custom_kernel (placeholders q, k, v, seqlens, [table,] o, lse, [fp8's descales,] *mod_args)
+  and the combine's, each caching its sink by the placeholders, as _fwd_builder does"""
   def decode(q, k, v, seqlens, *rest):
     table, (o, lse, *args) = (rest[0], rest[1:]) if paged else (None, rest)
     return flash_decode(q, k, v, seqlens, table, o, lse, *args, target=target, cfg=cfg, scale=scale, mods=mods, top_left=top_left)
   return functools.cache(decode), functools.cache(flash_combine)
 
 def _decode(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, seqlens:Tensor, table:Tensor|None, scale:float|None, cfg:FwdConfig,
-            splits:int, mod_args:tuple[Tensor, ...], top_left:bool=False) -> tuple[Tensor, Tensor]:
+            splits:int, mod_args:tuple[Tensor, ...], top_left:bool=False, descales:tuple[Tensor, ...]=()) -> tuple[Tensor, Tensor]:
   """(o, lse) by the decoding kernel over `splits` splits of the keys (then the combine); top_left: flash_attention's split-KV path
-  (positions top-left), differentiable: its gradients are flash_attention's backward of the combined o and lse"""
+  (positions top-left), differentiable: its gradients are flash_attention's backward of the combined o and lse. descales: fp8's
+  (_descales), read by the decoding kernel; the output is then bfloat16"""
   B, H, Nq, D = q.shape
   decode, combine = _decode_builders(target, cfg, mods, scale, table is not None, top_left)
   ins = (q.contiguous(), k.contiguous(), v.contiguous(), seqlens, *((table,) if table is not None else ()))
-  args = tuple(t.contiguous() for t in mod_args)
+  args = (*descales, *(t.contiguous() for t in mod_args))
+  grad, out_dtype = top_left and not descales, dtypes.bfloat16 if descales else q.dtype   # fp8 is forward-only
   if splits == 1:
-    o, lse = shard.empty(q, (B, H, Nq, D), q.dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
-    return tuple(Tensor.custom_kernel(*ins, o, lse, *args, fxn=decode, grad_fxn=_split_grad(target, mods, scale, len(ins), 1) if top_left else None)
+    o, lse = shard.empty(q, (B, H, Nq, D), out_dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
+    return tuple(Tensor.custom_kernel(*ins, o, lse, *args, fxn=decode, grad_fxn=_split_grad(target, mods, scale, len(ins), 1) if grad else None)
                  [len(ins):len(ins) + 2])
   o_part, lse_part = shard.empty(q, (B, H, Nq, splits, D), dtypes.float32), shard.empty(q, (B, H, Nq, splits), dtypes.float32)
   o_part, lse_part = Tensor.custom_kernel(*ins, o_part, lse_part, *args, fxn=decode,
-                                          grad_fxn=_split_grad(target, mods, scale, len(ins)) if top_left else None)[len(ins):len(ins) + 2]
-  o, lse = shard.empty(q, (B, H, Nq, D), q.dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
-  return tuple(Tensor.custom_kernel(o_part, lse_part, o, lse, fxn=combine, grad_fxn=_combine_grad if top_left else None)[2:])
+                                          grad_fxn=_split_grad(target, mods, scale, len(ins)) if grad else None)[len(ins):len(ins) + 2]
+  o, lse = shard.empty(q, (B, H, Nq, D), out_dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
+  return tuple(Tensor.custom_kernel(o_part, lse_part, o, lse, fxn=combine, grad_fxn=_combine_grad if grad else None)[2:])
 
 def _weights(lse_part:Tensor, lse:Tensor) -> Tensor:
   """each split's share exp(lse_s - lse) of a combined row (0 in a row no split saw a key of)"""
@@ -402,7 +404,8 @@ def split_kv_plan(target:Target, q:Tensor, k:Tensor, mods:Mods) -> tuple[FwdConf
                   multiprocessors(shard.device(q), target), Nq)
 
 def decode_plan(target:Target, device:str, q_shape:tuple[int, ...], hkv:int, cap:int, num_splits:int=0, config:FwdConfig|None=None) -> tuple[FwdConfig, int]:
-  """the decoding kernel's tile and split count for queries of q_shape against caches of up to cap keys (see decode_splits)"""
+  """the decoding kernel's tile and split count for queries of q_shape against caches of up to cap keys (see decode_splits); target
+  the MMA's description for the inputs' dtype (Target.for_dtype: fp8's K of 32 rules out D=16 and 16-key tiles)"""
   B, H, Nq, D = q_shape
   cfg = config or default_decode_config(target, D, H // hkv * Nq)
   cfg.check(target, D)
@@ -414,11 +417,12 @@ def decode_plan(target:Target, device:str, q_shape:tuple[int, ...], hkv:int, cap
 def flash_attention_with_kvcache(q:Tensor, k_cache:Tensor, v_cache:Tensor, cache_seqlens:Tensor, block_table:Tensor|None=None,
                                  causal:bool=False, scale:float|None=None, return_lse:bool=False, num_splits:int=0,
                                  config:FwdConfig|None=None, window:tuple[int|None, int|None]|None=None, softcap:float|None=None,
-                                 score_mod:Callable|None=None, mask_mod:Callable|None=None, mod_args:tuple[Tensor, ...]=()) -> Tensor|tuple[Tensor, Tensor]:
+                                 score_mod:Callable|None=None, mask_mod:Callable|None=None, mod_args:tuple[Tensor, ...]=(),
+                                 q_descale:Tensor|None=None, k_descale:Tensor|None=None, v_descale:Tensor|None=None) -> Tensor|tuple[Tensor, Tensor]:
   """Attention of a few new queries per sequence against a KV cache (decoding), read at memory bandwidth.
 
-  q: (B, H, Nq, D), any Nq >= 1 (1 to decode, a few for speculative decoding, more for chunked prefill), float16 or bfloat16.
-  k_cache, v_cache: (B, Hkv, Nmax, D), H a multiple of Hkv (GQA/MQA as in flash_attention), in q's dtype; or with block_table a
+  q: (B, H, Nq, D), any Nq >= 1 (1 to decode, a few for speculative decoding, more for chunked prefill), float16 or bfloat16, or fp8
+  (below). k_cache, v_cache: (B, Hkv, Nmax, D), H a multiple of Hkv (GQA/MQA as in flash_attention), in q's dtype; or with block_table a
   paged pool (num_pages, Hkv, page_size, D), page_size a multiple of 16, where block_table (B, max_pages) lists the pages of each
   sequence in order. The caches are read where they are: pass realized, contiguous buffers (a view would be copied).
   cache_seqlens: (B,) integer Tensor, the valid keys of each sequence; keys at or past it are ignored. The lengths and the block
@@ -427,7 +431,11 @@ def flash_attention_with_kvcache(q:Tensor, k_cache:Tensor, v_cache:Tensor, cache
   (or, causal, a query before the first key) gets output 0 and logsumexp -inf.
   causal: bottom-right aligned, as FlashAttention and serving systems do: query i sits at position cache_seqlens[b] - Nq + i
   and sees the keys up to it (the caller has written the new tokens' K and V into the cache first).
-  Returns o (B, H, Nq, D) in q's dtype and, with return_lse, the natural-log logsumexp (B, H, Nq) float32.
+  Returns o (B, H, Nq, D) in q's dtype (fp8: bfloat16) and, with return_lse, the natural-log logsumexp (B, H, Nq) float32.
+  fp8 cache (one device), as FlashAttention-3's flash_attn_with_kvcache takes it: q, k_cache and v_cache all in one 8-bit float the
+  target's MMA takes (e4m3 or e5m2 on sm_89+ and gfx950, their fnuz formats on gfx942; D a multiple of 32), with q_descale, k_descale
+  and v_descale float32 (B, Hkv) Tensors per sequence and KV head (None: 1): the scores are q·kᵀ·scale·q_descale·k_descale, the output
+  P·v·v_descale with P rounded to v's format. write_kvcache fills such a cache from k and v the caller has quantized.
   The query heads of a GQA group are packed into one tile, so K and V are read once per KV head. Split-KV: num_splits=0 picks
   the split count from the shape and the GPU's multiprocessor count (fa_uop.config.decode_splits), 1 turns it off, n > 1 forces
   n splits (at most one per KV tile); the splits' partial results are merged by a small combine kernel. The result does not
@@ -437,7 +445,8 @@ def flash_attention_with_kvcache(q:Tensor, k_cache:Tensor, v_cache:Tensor, cache
   Inference only: no gradient flows through it (train with flash_attention). Sharded: q and dense caches over batch or heads
   alike (a paged pool over heads only), cache_seqlens and block_table sharded over batch where q is, else whole on each device."""
   paged = block_table is not None
-  target = _check(q, k_cache, v_cache, causal, scale, "k_cache", "v_cache", batch=not paged)
+  target = _check(q, k_cache, v_cache, causal, scale, "k_cache", "v_cache", batch=not paged, fp8=True)
+  descales = _descales(q, k_cache, v_cache, q_descale, k_descale, v_descale)
   mods, mod_args = _mods(q, causal, window, softcap, score_mod, mask_mod, mod_args)
   B, H, Nq, D = q.shape
   Hkv, P = k_cache.shape[1], k_cache.shape[2]
@@ -446,16 +455,19 @@ def flash_attention_with_kvcache(q:Tensor, k_cache:Tensor, v_cache:Tensor, cache
   if not isinstance(num_splits, int) or isinstance(num_splits, bool) or num_splits < 0:
     raise ValueError(f"num_splits must be an int >= 0 (0: automatic), got {num_splits!r}")
   if config is not None and not isinstance(config, FwdConfig): raise TypeError(f"config must be a FwdConfig, got {type(config).__name__}")
-  cfg, splits = decode_plan(target, shard.device(q), shard.local_shape(q), shard.local_shape(k_cache)[1], P * block_table.shape[1] if paged else P,
-                            num_splits, config)
-  o, lse = _decode(target, mods, q, k_cache, v_cache, seqlens, table, scale, cfg, splits, mod_args)
+  cfg, splits = decode_plan(target.for_dtype(q.dtype), shard.device(q), shard.local_shape(q), shard.local_shape(k_cache)[1],
+                            P * block_table.shape[1] if paged else P, num_splits, config)
+  o, lse = _decode(target, mods, q, k_cache, v_cache, seqlens, table, scale, cfg, splits, mod_args, descales=descales)
   return (o, lse) if return_lse else o
 
 def write_kvcache(k_cache:Tensor, v_cache:Tensor, k:Tensor, v:Tensor, cache_seqlens:Tensor, block_table:Tensor|None=None) -> tuple[Tensor, Tensor]:
   """Append new keys and values to a KV cache in place, as flash_attention_with_kvcache reads it: k, v (B, Hkv, Nnew, D) go to
   positions cache_seqlens[b] + i of sequence b (dense caches (B, Hkv, Nmax, D), or paged pools through block_table). Positions
   past the cache are dropped; lengths below 0 count as 0. The caches must be realized buffers: their memory is written. Returns
-  (k_cache, v_cache) after the write, to use (or realize) before reading the cache again. The lengths are not advanced."""
+  (k_cache, v_cache) after the write, to use (or realize) before reading the cache again. The lengths are not advanced.
+  An fp8 cache takes k and v already in its dtype, copied as they are: the caller quantizes them, e.g. (k / k_scale).cast(dtypes.fp8e4m3)
+  with k_scale float32 (B, Hkv, 1, 1), one scale for all of a sequence's cache (every step's entries), and reads the cache with
+  k_descale=k_scale.reshape(B, Hkv) (v alike)."""
   for name, t in (("k_cache", k_cache), ("v_cache", v_cache), ("k", k), ("v", v)):
     if not isinstance(t, Tensor): raise TypeError(f"{name} must be a tinygrad Tensor, got {type(t).__name__}")
     if t.ndim != 4: raise ValueError(f"{name} must have rank 4, got shape {t.shape}")

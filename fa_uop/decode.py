@@ -28,10 +28,13 @@ def flash_decode(q:UOp, k:UOp, v:UOp, seqlens:UOp, table:UOp|None, o:UOp, lse:UO
                  causal:bool=False, scale:float|None=None, mods:Mods|None=None, top_left:bool=False) -> UOp:
   """Build the decoding kernel's sink for Tensor.custom_kernel.
   q: (B, H, Nq, D) fp16/bf16. k, v: the cache, (B, Hkv, Nmax, D), or with table a paged pool (pages, Hkv, P, D) whose page j of
-  sequence b is table[b, j]. seqlens: (B,) int32, the keys of each sequence (clamped to the cache: nothing outside it is read).
+  sequence b is table[b, j]; in q's dtype. Or q, k, v in an 8-bit float the target's fp8 MMA takes (Target.for_dtype): then the first
+  three args are q's, k's and v's descales, float32 (B, Hkv), as flash_fwd takes them.
+  seqlens: (B,) int32, the keys of each sequence (clamped to the cache: nothing outside it is read).
   table: (B, max_pages) int32 or None; its entries are clamped to the pool. causal aligns bottom-right: query i sits at position
   seqlens[b] - Nq + i; mods (fa_uop.mods.Mods, its causal in place of causal) adds windows, softcap and score and mask mods
-  over those positions, reading the buffers args; top_left: query i sits at position i instead, as flash_attention aligns. Outputs: o (B, H, Nq, D) in q's dtype and lse (B, H, Nq) float32 (or None) when the cache is not split;
+  over those positions, reading the buffers args; top_left: query i sits at position i instead, as flash_attention aligns.
+  Outputs: o (B, H, Nq, D) in q's dtype (fp8: bf16) and lse (B, H, Nq) float32 (or None) when the cache is not split;
   split over S blocks, one partial result per split, o (B, H, Nq, S, D) and lse (B, H, Nq, S) float32, for flash_combine.
   Per block: BLOCK_M packed rows (row g·Nq + i is query i of head hk·G + g) of one KV head, against one split of its cache."""
   mods = mods or Mods(causal=causal)
@@ -40,7 +43,8 @@ def flash_decode(q:UOp, k:UOp, v:UOp, seqlens:UOp, table:UOp|None, o:UOp, lse:UO
   G = H // Hkv
   R = G * Nq                                   # packed rows of a group; they are contiguous in q, o and lse
   S = o.shape[3] if len(o.shape) == 5 else 1
-  target = cfg.check(target, D)   # narrowed where the head dim or the tile's columns need it
+  target = cfg.check(target.for_dtype(q.dtype), D)   # its fp8 MMA for 8-bit inputs; narrowed where the head dim or the tile's columns need it
+  descales, args = (args[:3], args[3:]) if (fp8:=q.dtype.itemsize == 1) else ((), args)
   BM, BN = cfg.block_m, cfg.block_n
 
   b, hk, mb = UOp.range(B, 0, AxisType.GLOBAL), UOp.range(Hkv, 1, AxisType.GLOBAL), UOp.range(math.ceil(R / BM), 2, AxisType.GLOBAL)
@@ -66,11 +70,15 @@ def flash_decode(q:UOp, k:UOp, v:UOp, seqlens:UOp, table:UOp|None, o:UOp, lse:UO
     share = TilePlan(count, 0, lambda p: plan.tile(first + p), count)
   lim = (H - 1, (Nq if top_left else cap) - 1, cap - 1)   # a mod sees positions in the cache (a query before its start at 0)
   score = (lambda x, row, key, interior=False: mods.score(x, b, head(row), pos(row), key, args, lim)) if mods.scores_changed else None   # every tile masked
-  acc, row_max, row_sum, q_s = attend(blk, cfg, q, k, v, rows_at(row0 * D, D), R - m0, tile_rows, run, nk, share, 1 / math.sqrt(D) if scale is None else scale,
+  sc = 1 / math.sqrt(D) if scale is None else scale
+  # fp8: the descales of this block's (sequence, KV head), alike for every row of its group; v's scales the output before a split's
+  # partial result is stored (the combine weighs the splits by their logsumexps only, so it needs no scale of its own)
+  qd, kd, vd = (flat(t).index(b * Hkv + hk) for t in descales) if fp8 else (None, None, None)
+  acc, row_max, row_sum, q_s = attend(blk, cfg, q, k, v, rows_at(row0 * D, D), R - m0, tile_rows, run, nk, share, qd * kd * sc if fp8 else sc,
                                  lambda row, key: mods.keep(b, head(row), pos(row), key, nk, args, lim), score)
   if s is None: o_row, lse_row = (lambda r: (row0 + r) * D), (lambda r: row0 + r)
   else: o_row, lse_row = (lambda r: ((row0 + r) * S + s) * D), (lambda r: (row0 + r) * S + s)
-  stores = store_rows(blk, cfg, acc, row_max, row_sum, q_s, o, o_row, lse, lse_row, R - m0)
+  stores = store_rows(blk, cfg, acc, row_max, row_sum, q_s, o, o_row, lse, lse_row, R - m0, vd)
   kv_bytes = 2 * B * Hkv * cap * D * k.dtype.itemsize
   cost = Estimates(ops=4 * B * H * Nq * cap * D, mem=kv_bytes + 2 * B * H * Nq * D * q.dtype.itemsize)
   info = KernelInfo(name=mods.name("fa_decode" + ("_paged" if table is not None else ""), D), opts_to_apply=(), estimates=cost)

@@ -64,6 +64,10 @@ def scaled_dot_product_attention(q:Tensor, k:Tensor, v:Tensor, attn_mask:Tensor|
   targets, outside training dropout, with the batch axes of q, k and v alike: a boolean mask as a mask_mod (tiles it hides are
   skipped), an additive one added to the scores as a score_mod, each read where it lies, per key, per query or whole. The mask
   gets no gradient: while training an additive mask computed from float tensors (a learned bias) goes to tinygrad.
+  fp8 inputs (one 8-bit float for q, k and v that the target's fp8 MMA takes: e4m3/e5m2 on sm_89+ and gfx950, the fnuz formats on
+  gfx942; E a multiple of 32) run fa_uop's fp8 forward with descales 1 and return bfloat16, as flash_attention does (not q's dtype:
+  an fp8 output would round away most of what the float32 accumulation kept), on one device and with no grad required (the fp8
+  kernels are forward-only).
   Otherwise tinygrad's own SDPA runs (the reason logged once, to the "fa_uop" logger).
   A query row the mask hides entirely gives 0 here; tinygrad's SDPA gives NaN there."""
   for name, t in (("q", q), ("k", k), ("v", v)):
@@ -84,12 +88,20 @@ def scaled_dot_product_attention(q:Tensor, k:Tensor, v:Tensor, attn_mask:Tensor|
   if attn_mask is not None and _broadcast(attn_mask.shape, (*lead, L, S)) != (*lead, L, S):
     raise ValueError(f"attn_mask {attn_mask.shape} does not broadcast to the scores {(*lead, L, S)}")
   args = (q, k, v, attn_mask, dropout_p, is_causal, enable_gqa, scale)
-  if not (q.dtype == k.dtype == v.dtype and q.dtype in (dtypes.half, dtypes.bfloat16)): return _fallback("dtypes other than one of float16, bfloat16", *args)
+  fp8 = q.dtype in dtypes.fp8s
+  if not (q.dtype == k.dtype == v.dtype and (q.dtype in (dtypes.half, dtypes.bfloat16) or fp8)):
+    return _fallback("dtypes other than one of float16, bfloat16 or an fp8 format", *args)
   if v.shape[-1] != E or E not in HEAD_DIMS: return _fallback(f"head dims other than {HEAD_DIMS}, alike for q, k and v", *args)
   if dropout_p > 0 and TRAINING: return _fallback("dropout while training", *args)
   if min(L, S) == 0 or q.shape[:-2].count(0): return _fallback("empty", *args)
-  try: target_for(shard.device(q))
+  try: target = target_for(shard.device(q))
   except ValueError: return _fallback(f"device {q.device} has no fa_uop target", *args)
+  if fp8:
+    try: K = target.for_dtype(q.dtype).mma[2]
+    except TypeError: return _fallback(f"{q.dtype} on {target.arch}, which has no MMA fa_uop takes it by", *args)
+    if E % K: return _fallback(f"fp8 head dims other than multiples of the fp8 MMA's K={K}", *args)
+    if not isinstance(q.device, str): return _fallback("fp8 on several devices (fa_uop's fp8 runs on one)", *args)
+    if any(getattr(t, "requires_grad", False) for t in (q, k, v)): return _fallback("fp8 inputs requiring grad (fa_uop's fp8 is forward-only)", *args)
   if not (q.device == k.device == v.device) or (attn_mask is not None and attn_mask.device != q.device):
     return _fallback("tensors on different devices", *args)
   # (B, H, N, E) views: q's batch axes must be k's, and k's heads q's (or one for all, or q's over G with enable_gqa)

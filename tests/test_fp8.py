@@ -148,3 +148,86 @@ def test_bad_fp8_input(no_kernel, arch, over, exc, msg):
     if over.pop("grad", False): q.requires_grad = True
     make = {"ones": lambda: Tensor.ones(1, 2), "wrong shape": lambda: Tensor.ones(2, 1), "half": lambda: Tensor.ones(1, 2, dtype=dtypes.half)}
     with pytest.raises(exc, match=msg): flash_attention(q, k, v, **{name: make[x]() for name, x in over.items()})
+
+# *** through the KV cache ***
+
+# (target, format, page size or None (dense), splits, a window and softcap): paged and split by default, the rest with FA_UOP_SLOW=1
+# (10-15 s each)
+KV = [("sm_89", dtypes.fp8e4m3, 16, 2, False), slow("sm_89", dtypes.fp8e4m3, None, 3, True), slow("sm_89", dtypes.fp8e5m2, 32, 1, False),
+      slow("gfx950", dtypes.fp8e4m3, 16, 2, False), slow("gfx942", dtypes.fp8e4m3fnuz, None, 2, False),
+      slow("gfx942", dtypes.fp8e5m2fnuz, 16, 3, False)]
+
+@pytest.mark.parametrize("arch,dtype,page,splits,mods", KV, ids=str)
+def test_fp8_kvcache(rng, poisoned, arch, dtype, page, splits, mods):
+  """a decoding step on an fp8 cache as FlashAttention-3's flash_attn_with_kvcache takes it: write_kvcache puts the step's new keys
+  and values (already fp8: the caller quantizes) at each sequence's length, then 2 queries a sequence read the cache (dense, or paged
+  through a shuffled pool), causal, GQA, descales per (sequence, KV head), split and combined (mods: a bottom-right window of 40 keys
+  and a softcap on the descaled scores); the cache exactly as written, and the
+  bf16 output and the logsumexp, poisoned, against float64 on the dequantized inputs (relative RMS ≤ 3e-2 e4m3, 6e-2 e5m2)"""
+  from fa_uop import flash_attention_with_kvcache, write_kvcache, FwdConfig
+  from fa_uop.reference import kvcache_ref
+  r, seed = rng
+  B, H, Hkv, Nq, Nmax, D = 3, 4, 2, 2, 96, 32
+  before = r.permutation(np.array([0, Nmax - Nq, r.integers(1, Nmax - Nq)], np.int32))   # lengths before the step's keys
+  rand = lambda *sh: Tensor(r.standard_normal(sh).astype(np.float32)).cast(dtype).realize()
+  with Context(DEV=f"PYTHON::{arch}"):
+    pool = (B, Hkv, Nmax, D) if page is None else (B * Nmax // page + 2, Hkv, page, D)
+    table = None if page is None else r.permutation(pool[0])[:B * Nmax // page].reshape(B, -1).astype(np.int32)
+    q, kc, vc, k, v = rand(B, H, Nq, D), rand(*pool), rand(*pool), rand(B, Hkv, Nq, D), rand(B, Hkv, Nq, D)
+    ds = [r.uniform(0.5, 2.0, (B, Hkv)).astype(np.float32) for _ in range(3)]
+    qn, kcn, vcn, kn, vn = (host(x) for x in (q, kc, vc, k, v))
+    tt = None if table is None else Tensor(table)
+    kc2, vc2 = write_kvcache(kc, vc, k, v, Tensor(before), tt)
+    o, lse = flash_attention_with_kvcache(q, kc2, vc2, Tensor(before + Nq), tt, causal=True, return_lse=True, num_splits=splits,
+                                          config=FwdConfig(16, 32, 1), q_descale=Tensor(ds[0]), k_descale=Tensor(ds[1]), v_descale=Tensor(ds[2]),
+                                          **(dict(window=(40, None), softcap=3.0) if mods else {}))
+    assert o.dtype == dtypes.bfloat16 and lse.dtype == dtypes.float32
+    got_o, got_lse, got_kc, got_vc = host(o), lse.numpy().astype(np.float64), host(kc), host(vc)
+  for b in range(B):   # what the write must leave, in place: each sequence's new keys at its length, through its pages
+    for i in range(Nq):
+      n = before[b] + i
+      at = (b, slice(None), n) if table is None else (table[b, n // page], slice(None), n % page)
+      kcn[at], vcn[at] = kn[b, :, i], vn[b, :, i]
+  assert np.array_equal(got_kc, kcn) and np.array_equal(got_vc, vcn), f"the written cache (seed {seed})"
+  if table is not None: kcn, vcn = (c[table].transpose(0, 2, 1, 3, 4).reshape(B, Hkv, Nmax, D) for c in (kcn, vcn))   # sequence order
+  qd, kd, vd = (np.repeat(d, H // Hkv, axis=1)[..., None, None] if i == 0 else d[..., None, None] for i, d in enumerate(ds))
+  ref_o, ref_lse = kvcache_ref(qn * qd, kcn * kd, vcn * vd, before + Nq, None, causal=True,
+                               **(dict(window=(40, None), score=lambda x, qp, kp: 3.0 * np.tanh(x / 3.0)) if mods else {}))
+  rel = np.linalg.norm(got_o - ref_o) / np.linalg.norm(ref_o)
+  assert np.isfinite(got_o).all() and rel <= (3e-2 if "e4m3" in str(dtype) else 6e-2), f"O rel RMS {rel:.2e} (seed {seed}, lengths {before})"
+  np.testing.assert_allclose(got_lse, ref_lse, rtol=1e-4, atol=1e-3, err_msg=f"lse (seed {seed}, lengths {before})")
+
+BAD_KV = [("sm_80", dict(), TypeError, "sm_80 has no MMA for dtypes.fp8e4m3"),
+          ("gfx942", dict(), TypeError, "gfx942 has no MMA for dtypes.fp8e4m3"),
+          ("sm_89", dict(q=dtypes.bfloat16), TypeError, "q, k_cache and v_cache must share a dtype"),
+          ("sm_89", dict(v=dtypes.fp8e5m2), TypeError, "q, k_cache and v_cache must share a dtype"),
+          ("sm_89", dict(q=dtypes.half, k=dtypes.half, v=dtypes.half, q_descale="ones"), ValueError, "q_descale is for fp8 inputs"),
+          ("sm_89", dict(k_descale="per page"), ValueError, r"k_descale must have shape \(B, Hkv\) = \(2, 1\)"),
+          ("sm_89", dict(v_descale="half"), TypeError, "v_descale must be a float32 Tensor"),
+          ("sm_89", dict(grad=True), ValueError, "fp8 attention is forward-only"),
+          ("sm_89", dict(D=16), ValueError, "head dim 16 must be a multiple of the MMA K=32"),
+          ("sm_89", dict(config="16-key tiles"), ValueError, "block_n=16 must be a multiple of 16 and of the MMA N=8 and K=32")]
+
+@pytest.mark.parametrize("arch,over,exc,msg", BAD_KV, ids=[f"{b[0]}-{b[3]}" for b in BAD_KV])
+def test_bad_fp8_kvcache(no_kernel, arch, over, exc, msg):
+  """fp8 cache calls refused before any kernel is built, with what is wrong: targets without an fp8 MMA for the format, mixed dtypes,
+  descales for 16-bit inputs, of the pool's shape (they are per sequence) or dtype, a gradient, D or a tile the fp8 MMA's K rules out"""
+  from fa_uop import flash_attention_with_kvcache, FwdConfig
+  with Context(DEV=f"PYTHON::{arch}"):
+    D = over.pop("D", 32)
+    q, k, v = (Tensor.empty(*sh, D, dtype=over.pop(n, dtypes.fp8e4m3)) for n, sh in (("q", (2, 2, 1)), ("k", (5, 1, 16)), ("v", (5, 1, 16))))
+    if over.pop("grad", False): q.requires_grad = True
+    make = {"ones": lambda: Tensor.ones(2, 1), "per page": lambda: Tensor.ones(5, 1), "half": lambda: Tensor.ones(2, 1, dtype=dtypes.half),
+            "16-key tiles": lambda: FwdConfig(16, 16, 1)}
+    with pytest.raises(exc, match=msg):
+      flash_attention_with_kvcache(q, k, v, Tensor([3, 20], dtype=dtypes.int32), Tensor.zeros(2, 2, dtype=dtypes.int32),
+                                   **{n: make[x]() for n, x in over.items()})
+
+def test_fp8_write_kvcache_takes_the_cache_dtype(no_kernel):
+  """write_kvcache copies entries as they are: 16-bit k and v for an fp8 cache are refused (the caller quantizes them, with its scale)"""
+  from fa_uop import write_kvcache
+  with Context(DEV="PYTHON::sm_89"):
+    kc, vc = (Tensor.empty(2, 1, 16, 32, dtype=dtypes.fp8e4m3) for _ in range(2))
+    k, v = (Tensor.empty(2, 1, 1, 32, dtype=dtypes.bfloat16) for _ in range(2))
+    with pytest.raises(TypeError, match="k must have k_cache's dtype dtypes.fp8e4m3, got dtypes.bfloat16"):
+      write_kvcache(kc, vc, k, v, Tensor([0, 3]))

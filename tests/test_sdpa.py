@@ -123,6 +123,54 @@ def test_fallbacks(spy, caplog, case):
   said = [rec.getMessage() for rec in caplog.records if reason in rec.getMessage()]
   assert len(said) == 1, f"the reason should be logged once: {[rec.getMessage() for rec in caplog.records]}"
 
+# fp8 through the drop-in on the emulated sm_89, as CASES (E=32: the fp8 MMA's K); the masks with FA_UOP_SLOW=1 (the fp8 forward's
+# mask_mod and score_mod run in test_fp8 too)
+FP8_CASES = {
+  "causal-gqa": ((1, 2, 24, 32), (1, 1, 40, 32), None, None, True, True, None),
+  "key-padding-mqa": ((2, 2, 24, 32), (2, 1, 40, 32), (2, 1, 1, 40), "bool", False, False, None),
+  "per-query-bias-scale": ((1, 2, 24, 32), (1, 2, 40, 32), (1, 2, 24, 1), "float", False, False, 0.3),
+}
+
+@pytest.mark.parametrize("case", ["causal-gqa", slow("key-padding-mqa"), slow("per-query-bias-scale")])
+def test_fp8(rng, spy, poisoned, case):
+  """e4m3 inputs run fa_uop's fp8 forward (descales 1) and give bfloat16, as flash_attention does, against float64 of the e4m3
+  values: relative RMS ≤ 3e-2 (P is rounded to e4m3 for P·V)"""
+  r, seed = rng
+  qs, ks, ms, kind, causal, gqa, scale = FP8_CASES[case]
+  mn, mask = make_case(r, qs, ks, ms, kind)[3:]
+  with Context(DEV="PYTHON::sm_89"):
+    q, k, v = (tensor(r.standard_normal(sh), dtypes.fp8e4m3) for sh in (qs, ks, ks))
+    out = fa_uop.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal, enable_gqa=gqa, scale=scale)
+    assert spy == ["fa_uop"] and out.shape == q.shape and out.dtype == dtypes.bfloat16, (spy, out.dtype)
+    o, (qn, kn, vn) = host(out), (host(x) for x in (q, k, v))
+  ref = reference(qn, kn, vn, mn, kind, causal, gqa, scale)
+  rel = np.linalg.norm(o - ref) / np.linalg.norm(ref)
+  assert np.isfinite(o).all() and rel <= 3e-2, f"rel RMS {rel:.2e} (seed {seed})"
+
+# (target, change, reason): fp8 calls fa_uop's kernels do not take
+FP8_FALLBACKS = {
+  "sm_80": ("sm_80", {}, "dtypes.fp8e4m3 on sm_80, which has no MMA"),
+  "ocp-on-gfx942": ("gfx942", {}, "dtypes.fp8e4m3 on gfx942, which has no MMA"),
+  "head-dim-16": ("sm_89", dict(E=16), "fp8 head dims other than multiples of the fp8 MMA's K=32"),
+  "mixed-formats": ("sm_89", dict(kdtype=dtypes.fp8e5m2), "dtypes other than one of float16, bfloat16 or an fp8 format"),
+  "grad": ("sm_89", dict(grad=True), "fp8 inputs requiring grad (fa_uop's fp8 is forward-only)"),
+}
+
+@pytest.mark.parametrize("case", list(FP8_FALLBACKS))
+def test_fp8_fallbacks(no_kernel, spy, caplog, case):
+  """fp8 calls fa_uop's kernels do not take go to tinygrad's SDPA, the reason logged once; no kernel of fa_uop's is built (the
+  fallback's answer is tinygrad's own, as test_fallbacks checks for 16-bit inputs: not run here, slow on the emulator)"""
+  arch, change, reason = FP8_FALLBACKS[case]
+  E, kdt = change.get("E", 32), change.get("kdtype", dtypes.fp8e4m3)
+  with Context(DEV=f"PYTHON::{arch}"):
+    q, k, v = e(1, 2, 8, E, dtype=dtypes.fp8e4m3), e(1, 2, 8, E, dtype=kdt), e(1, 2, 8, E, dtype=kdt)
+    if change.get("grad"): q.requires_grad = True
+    with caplog.at_level(logging.WARNING, logger="fa_uop"):
+      for _ in range(2): fa_uop.scaled_dot_product_attention(q, k, v, is_causal=True)
+  assert spy == ["tinygrad"] * 2
+  said = [rec.getMessage() for rec in caplog.records if reason in rec.getMessage()]
+  assert len(said) == 1, f"the reason should be logged once: {[rec.getMessage() for rec in caplog.records]}"
+
 def test_patch_routes_and_restores(spy):
   """inside patch() Tensor.scaled_dot_product_attention runs the drop-in; after it, even after an error, tinygrad's is back"""
   original = Tensor.scaled_dot_product_attention
