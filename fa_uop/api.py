@@ -410,6 +410,8 @@ def decode_plan(target:Target, device:str, q_shape:tuple[int, ...], hkv:int, cap
   cfg = config or default_decode_config(target, D, H // hkv * Nq)
   cfg.check(target, D)
   if cfg.tma: raise ValueError(f"{cfg}: bulk tensor copies (tma, ring) are flash_attention's; the cache path copies by the target's async copies")
+  if cfg.reads_vt(target, D): raise ValueError(f"{cfg}: 8-bit wgmma reads Vᵀ (flash_attention's forward lays it out); the cache path reads the "
+                                               "cache as stored: a tile of fewer than 128 keys or not of 64-row warpgroups")
   n_tiles = math.ceil(cap / cfg.block_n)
   blocks = B * hkv * math.ceil(H // hkv * Nq / cfg.block_m)
   return cfg, min(num_splits or decode_splits(blocks, n_tiles, multiprocessors(device, target)), n_tiles)

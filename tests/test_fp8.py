@@ -1,7 +1,7 @@
 """8-bit float MMAs as the tile layer issues them (fa_uop.target: each target's fp8 description, for_dtype): S = Q·Kᵀ on fp8 tiles
 copied to LDS, P rounded to fp8 through an LDS tile (its C and A layouts differ), O = P·V with V's rows as B's k. On the emulator:
 sm_89's mma.sync m16n8k32 (e4m3, e5m2), CDNA3's v_mfma_f32_16x16x32 in the fnuz formats and CDNA4's in the OCP ones."""
-import functools
+import functools, shutil
 import numpy as np, pytest
 from tinygrad import Tensor, Context, UOp, dtypes
 from tinygrad.uop.ops import KernelInfo
@@ -104,6 +104,75 @@ def test_fp8_forward(rng, arch, dtype, D):
   rel = np.linalg.norm(got_o - ref_o) / np.linalg.norm(ref_o)
   assert np.isfinite(got_o).all() and rel <= (3e-2 if "e4m3" in str(dtype) else 6e-2), f"O rel RMS {rel:.2e} (seed {seed})"
   np.testing.assert_allclose(got_lse, ref_lse, rtol=1e-4, atol=1e-3, err_msg=f"lse (seed {seed})")
+
+# *** Hopper: wgmma on e4m3/e5m2, Vᵀ in the key order that keeps P in registers ***
+
+@pytest.mark.parametrize("H,Hkv", [(1, 1), slow(2, 1)], ids=["mha", "gqa"])   # 25 s a head on the emulator (D=128, 128-key tiles)
+def test_fp8_forward_hopper_twin(rng, H, Hkv):
+  """the forward as the H100 gets it on fp8 (SM90A's fp8 description: warpgroups, LDS tiles in 128-byte atoms, Vᵀ laid out by flash_vt
+  with its keys in v_keys order, P's A fragments regrouped from S's registers), its twin on the emulated sm_89 (mma.sync m16n8k32 over
+  the same tiles): tails on both sides (two 128-key tiles, the second masked), GQA (slow grid), descales, against float64 of the dequantized inputs.
+  And Vᵀ itself, poisoned: the keys in order, zeros past Nk"""
+  from fa_uop import SM90A, FwdConfig, flash_fwd
+  from fa_uop.forward import flash_vt
+  from fa_uop.reference import attention_ref
+  r, seed = rng
+  B, Nq, Nk, D, cfg = 1, 40, 150, 128, FwdConfig(64, 128, 4)
+  t = SM90A.portable()
+  assert cfg.reads_vt(t.fp8, D) and not cfg.reads_vt(t, D) and not FwdConfig(64, 64, 4).reads_vt(t.fp8, D)
+  with Context(DEV="PYTHON::sm_89"):
+    q, k, v = (Tensor(r.standard_normal(sh).astype(np.float32)).cast(dtypes.fp8e4m3).realize() for sh in ((B, H, Nq, D), (B, Hkv, Nk, D), (B, Hkv, Nk, D)))
+    vt = Tensor.custom_kernel(v, nans((B, Hkv, D, 256), dtypes.float32, "PYTHON").cast(dtypes.fp8e4m3).realize(),
+                              fxn=functools.partial(flash_vt, target=t.fp8))[1]
+    ds = [r.uniform(0.5, 2.0, (B, Hkv)).astype(np.float32) for _ in range(3)]
+    o, lse = nans((B, H, Nq, D), dtypes.bfloat16, "PYTHON"), nans((B, H, Nq), dtypes.float32, "PYTHON")
+    outs = Tensor.custom_kernel(q, k, vt, o, lse, *(Tensor(d) for d in ds), fxn=functools.partial(flash_fwd, target=t, cfg=cfg))
+    got_o, got_lse, got_vt = host(outs[3]), outs[4].numpy().astype(np.float64), host(vt)
+    qn, kn, vn = (host(x) for x in (q, k, v))
+  order = np.array(t.fp8.key_order())
+  want_vt = np.zeros((B, Hkv, D, 256))
+  want_vt[..., :Nk] = vn.transpose(0, 1, 3, 2)
+  want_vt = want_vt.reshape(B, Hkv, D, 16, 16)[..., order].reshape(B, Hkv, D, 256)
+  assert np.array_equal(got_vt, want_vt), "Vᵀ"
+  qd, kd, vd = (np.repeat(d, H // Hkv, axis=1)[..., None, None] if i == 0 else d[..., None, None] for i, d in enumerate(ds))
+  ref_o, ref_lse = attention_ref(qn * qd, kn * kd, vn * vd)
+  rel = np.linalg.norm(got_o - ref_o) / np.linalg.norm(ref_o)
+  assert np.isfinite(got_o).all() and rel <= 3e-2, f"O rel RMS {rel:.2e} (seed {seed})"
+  np.testing.assert_allclose(got_lse, ref_lse, rtol=1e-4, atol=1e-3, err_msg=f"lse (seed {seed})")
+
+def test_fp8_key_order_keeps_p_in_registers():
+  """sm_89's mma.sync m16n8k32 A fragment is not its C layout (P goes through LDS), but with Vᵀ's keys in SM90A's v_keys order each
+  lane's A elements are its own C elements, regrouped; the order is a permutation within each group of 16 keys"""
+  from tinygrad.dtype import AddrSpace
+  from fa_uop import SM90A
+  from fa_uop.target import SM89_FP8
+  from fa_uop.tiles import a_from_acc
+  order = SM90A.fp8.key_order()
+  assert sorted(order) == list(range(16)) and order[:4] == (0, 1, 8, 9) and SM89_FP8.key_order() is None
+  acc = UOp.placeholder((1, 16, 4), dtypes.float, slot=0, addrspace=AddrSpace.REG)
+  assert a_from_acc(Block(SM89_FP8, 1), acc) is None and a_from_acc(Block(SM90A.fp8, 1), acc, order) is not None
+  assert a_from_acc(Block(SM90A.fp8, 1), acc, tuple(range(16))) is None
+
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_fp8_forward_builds_for_sm_90a(causal):
+  """the fp8 forward as the H100 gets it (its default tile at D=128): both products by wgmma m64nNk32 on e4m3 (no mma.sync left), P
+  rounded two values a cvt, no spill, none serialized; flash_vt with 16-byte copies and stores"""
+  from fa_uop import SM90A, flash_fwd, default_fwd_config
+  from fa_uop.forward import flash_vt
+  from fa_uop.compile import render, compile_source, cuda_resources
+  cfg = default_fwd_config(SM90A.fp8, 128, causal)
+  dt, N = dtypes.fp8e4m3, 1000
+  shapes = [((2, 4, N, 128), dt), ((2, 2, N, 128), dt), ((2, 2, 128, 1024), dt), ((2, 4, N, 128), dtypes.bfloat16), ((2, 4, N), dtypes.float)] + [((2, 2), dtypes.float)] * 3
+  sink = flash_fwd(*[UOp.placeholder(sh, d, i) for i, (sh, d) in enumerate(shapes)], target=SM90A, cfg=cfg, causal=causal)
+  ptx = compile_source(src:=render(sink, "sm_90a"), "sm_90a")
+  assert f"wgmma.mma_async.sync.aligned.m64n{cfg.block_n}k32.f32.e4m3.e4m3" in ptx and "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3" in ptx
+  ncvt = ptx.count("cvt.rn.satfinite.e4m3x2.f32")   # a thread's P: block_n/2 floats a KV loop (causal: two loops)
+  assert "mma.sync" not in ptx and ncvt > 0 and ncvt % (cfg.block_n // 4) == 0
+  res = cuda_resources(src, "sm_90a")
+  assert res["spill_stores"] == 0 and res["wgmma_serialized"] == 0, res
+  ptx = compile_source(render(flash_vt(UOp.placeholder((2, 2, N, 128), dt, 0), UOp.placeholder((2, 2, 128, 1024), dt, 1), target=SM90A.fp8), "sm_90a"), "sm_90a")
+  assert ptx.count("cp.async.cg.shared.global") >= 8 and ptx.count("st.global.v4") >= 8
 
 # *** through flash_attention ***
 
@@ -231,3 +300,45 @@ def test_fp8_write_kvcache_takes_the_cache_dtype(no_kernel):
     k, v = (Tensor.empty(2, 1, 1, 32, dtype=dtypes.bfloat16) for _ in range(2))
     with pytest.raises(TypeError, match="k must have k_cache's dtype dtypes.fp8e4m3, got dtypes.bfloat16"):
       write_kvcache(kc, vc, k, v, Tensor([0, 3]))
+
+# *** on the GPU ***
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [dtypes.fp8e4m3, dtypes.fp8e5m2], ids=str)
+def test_fp8_on_the_gpu(rng, dtype):
+  """fp8 as users call it on an NVIDIA GPU with an fp8 MMA (sm_89+; the H100's wgmma with Vᵀ): flash_attention at D=128 and 256,
+  causal and not, GQA and tails, then under TinyJit (captured, replayed on new inputs of the same shape), the KV cache (paged, split)
+  and the SDPA drop-in, each against float64 of the dequantized inputs"""
+  from tinygrad import Device, TinyJit
+  from fa_uop import flash_attention, flash_attention_with_kvcache, scaled_dot_product_attention
+  from fa_uop.reference import attention_ref, kvcache_ref
+  dev = Device.DEFAULT
+  if not dev.startswith("CUDA") or int(Device[dev].renderer.target.arch[3:].rstrip("a")) < 89: pytest.skip("needs DEV=CUDA on sm_89 or newer")
+  r, seed = rng
+  tol = 3e-2 if dtype == dtypes.fp8e4m3 else 6e-2
+  rand = lambda *sh: Tensor(r.standard_normal(sh).astype(np.float32), device=dev).cast(dtype).realize()
+  def check(o, ref, what):
+    got = host(o)
+    rel = np.linalg.norm(got - ref) / np.linalg.norm(ref)
+    assert np.isfinite(got).all() and rel <= tol, f"{what}: rel RMS {rel:.2e} (seed {seed})"
+  for B, H, Hkv, Nq, Nk, D, causal in ((2, 4, 2, 300, 333, 128, True), (1, 2, 2, 129, 1000, 128, False), (1, 4, 1, 200, 257, 256, True)):
+    q, k, v = rand(B, H, Nq, D), rand(B, Hkv, Nk, D), rand(B, Hkv, Nk, D)
+    ds = [Tensor(r.uniform(0.5, 2.0, (B, Hkv)).astype(np.float32), device=dev).realize() for _ in range(3)]
+    o = flash_attention(q, k, v, causal=causal, q_descale=ds[0], k_descale=ds[1], v_descale=ds[2])
+    qn, kn, vn = (host(x) for x in (q, k, v))
+    dq, dk, dv = (np.repeat(d.numpy(), H // Hkv, axis=1)[..., None, None] if i == 0 else d.numpy()[..., None, None] for i, d in enumerate(ds))
+    check(o, attention_ref(qn * dq, kn * dk, vn * dv, causal=causal)[0], f"flash_attention {B, H, Hkv, Nq, Nk, D, causal}")
+  step = TinyJit(lambda q, k, v: flash_attention(q, k, v, causal=True).realize())
+  for _ in range(3):   # capture, then replays on fresh inputs
+    q, k, v = rand(1, 2, 190, 128), rand(1, 2, 190, 128), rand(1, 2, 190, 128)
+    check(step(q, k, v), attention_ref(*(host(x) for x in (q, k, v)), causal=True)[0], "TinyJit")
+  q, kc, vc = rand(2, 4, 1, 128), rand(2 * 512 // 64, 2, 64, 128), rand(2 * 512 // 64, 2, 64, 128)
+  table = np.random.default_rng(seed).permutation(16).reshape(2, 8).astype(np.int32)
+  lens = np.array([300, 512], np.int32)
+  o = flash_attention_with_kvcache(q, kc, vc, Tensor(lens, device=dev), Tensor(table, device=dev), causal=True, num_splits=4)
+  kcn, vcn = (host(c)[table].transpose(0, 2, 1, 3, 4).reshape(2, 2, 512, 128) for c in (kc, vc))
+  check(o, kvcache_ref(host(q), kcn, vcn, lens, None, causal=True)[0], "KV cache")
+  q, k, v = rand(2, 4, 100, 64), rand(2, 4, 100, 64), rand(2, 4, 100, 64)
+  o = scaled_dot_product_attention(q, k, v, is_causal=True)
+  assert o.dtype == dtypes.bfloat16
+  check(o, attention_ref(*(host(x) for x in (q, k, v)), causal=True)[0], "SDPA drop-in")
