@@ -29,3 +29,9 @@ echo "== fp8e5m2"; DTYPE=fp8e5m2 CONFIG=64x128x4 VERIFY=1 MODE=fwd b
 for cf in 64x128x4 128x128x8; do echo "== fp8e4m3 causal $cf"; CAUSAL=1 DTYPE=fp8e4m3 CONFIG=$cf VERIFY=1 MODE=fwd b; done
 for cf in 64x128x4 128x128x8; do echo "== fp8e4m3 D=256 N=4096 $cf"; B=4 H=8 N=4096 D=256 CAUSAL=0 DTYPE=fp8e4m3 CONFIG=$cf VERIFY=1 MODE=fwd b; done
 fi
+# PART=4: the GPU tests (fp8 through every entry point and TinyJit; Hopper's, whose twin layout changed; TinyJit), the new default
+if [ "${PART:-1}" = 4 ]; then
+DEV=CUDA timeout 300 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_fp8.py tests/test_hopper.py tests/test_jit.py 2>&1 | tail -4
+export B=1 H=16 N=16384 D=128
+for c in 0 1; do echo "== fp8e4m3 default causal=$c"; CAUSAL=$c DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= b; done
+fi
