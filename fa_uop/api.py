@@ -190,6 +190,12 @@ def _block_map(target:Target, mods:Mods, mod_args:tuple[Tensor, ...], q:Tensor, 
   return block_map(mods, mod_args, q.device, B, H, q.shape[2], k.shape[2], cfg.block_m, cfg.block_n, keys=keys, group=group,
                    slots=multiprocessors(shard.device(q), target) * (cfg.blocks or RESIDENT))
 
+@functools.cache
+def _unit_descales(B:int, Hkv:int, device:str) -> Tensor:
+  """descales of 1, made once per shape and device, by the first call's schedule (each call's own ones were three kernels, 30 µs beside a
+  3 ms forward on the H100); not realized here: nothing runs before a call's checks"""
+  return Tensor.ones(B, Hkv, device=device).contiguous()
+
 def _descales(q:Tensor, k:Tensor, v:Tensor, *given) -> tuple[Tensor, ...]:
   """fp8's q, k and v descales as the forward and decoding kernels take them, float32 (B, Hkv) each (ones where not given), B q's
   batch (k may be a paged pool); () for 16-bit inputs, which take none. Checked before any kernel is built"""
@@ -203,7 +209,7 @@ def _descales(q:Tensor, k:Tensor, v:Tensor, *given) -> tuple[Tensor, ...]:
   B, Hkv = q.shape[0], k.shape[1]
   out = []
   for name, d in zip(names, given):
-    if d is None: d = Tensor.ones(B, Hkv, device=q.device)
+    if d is None: d = _unit_descales(B, Hkv, q.device)
     if not isinstance(d, Tensor) or d.dtype != dtypes.float32: raise TypeError(f"{name} must be a float32 Tensor, got {getattr(d, 'dtype', type(d).__name__)}")
     if d.shape != (B, Hkv): raise ValueError(f"{name} must have shape (B, Hkv) = {(B, Hkv)}, got {d.shape}")
     if d.device != q.device: raise ValueError(f"{name} must be on q's device {q.device}, got {d.device}")

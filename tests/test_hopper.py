@@ -212,12 +212,12 @@ def test_forward_on_hopper(cfg):
   ref_o, ref_lse = attention_ref(qn, kn, vn, True)
   assert_close(host(outs[3]), outs[4].numpy().astype(np.float64), ref_o, ref_lse, dtypes.half)
 
-# with FA_UOP_SLOW=1 (CI time): the twin is sm_80's path at these tiles, 64x32x4 sm_80's own default (test_backward runs it)
+# with FA_UOP_SLOW=1 (CI time: 30-35 s each); the forward's twin runs the warpgroup layout by default
 @pytest.mark.parametrize("causal,cfg", [slow(False, (64, 32, 4)), slow(True, (64, 32, 4)), slow(True, (64, 64, 4))], ids=str)
 def test_backward_twin(rng, causal, cfg):
-  """the backward at the H100's block shapes as the emulator runs them for SM90A: its portable twin (no wgmma, so mma.sync fragment
-  reads of tiles in the XOR-swizzled layout, not wgmma's atoms; the wgmma layout is checked by nvcc and on the GPU): GQA, tails on
-  both sides, 64-row blocks of one warpgroup, 32 and 64 (the H100's default) columns a step"""
+  """the backward at the H100's block shapes as the emulator runs them for SM90A: its portable twin (Target.warpgroups: wgmma's layout,
+  tiles in 128-byte swizzle atoms, the products by mma.sync fragment reads of them): GQA, tails on both sides, 64-row blocks of one
+  warpgroup, 32 and 64 (the H100's default) columns a step"""
   from tinygrad import Context
   from fa_uop import BwdConfig
   from test_backward import check_kernels
