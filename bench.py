@@ -2,8 +2,11 @@
 """Time fa_uop's attention forward next to its peers and check it against tinygrad's own SDPA in float32.
 
 Env: B, H, HKV (default H), N, NK (default N), D, CAUSAL, DTYPE (half|bfloat16, or for MODE=fwd fp8e4m3|fp8e5m2 (the fnuz ones on
-gfx942), descales 1, checked against float32 of the dequantized inputs, no peers yet), CNT (timed runs), VERIFY (default 1), JSON=1,
-PEERS (comma list from tinygrad,torch_flash,torch_cudnn,torch_flex; default: tinygrad, plus torch's where torch sees a GPU),
+gfx942), descales 1, checked against float32 of the dequantized inputs, peers the Triton tutorial's only), CNT (timed runs), VERIFY
+(default 1), JSON=1, PEERS (comma list from tinygrad,torch_flash,torch_cudnn,torch_flex,triton,triton_fp8; default: tinygrad, plus
+torch's where torch sees a GPU; for fp8, triton_fp8 on a GPU. triton, triton_fp8: the forward of Triton's fused-attention tutorial
+in fp16 or fp8 e5m2 whatever DTYPE is (its row says which), from .whl/triton_fused_attention.py or FA_UOP_TRITON_TUTORIAL, not in
+the repository; plain cases, H == HKV, N == NK a multiple of 128, see scripts/torch_peer.py),
 WINDOW=left,right (a side "none" or empty: unbounded), SOFTCAP=c, MASK=document|alibi|padding (built-in mods, data from seed 0:
 DOCS documents per packed sequence, default 4; ALiBi slopes 2^(-8(h+1)/H) as a score_mod; key lengths per batch entry in
 [NK/2, NK]): TFLOPS then count only the pairs kept, and the check is against a float32 reference with the same modifications,
@@ -29,6 +32,9 @@ DEV = Device.DEFAULT
 EMULATED = DEV.startswith("PYTHON")
 DEFAULTS = dict(B=1, H=2, HKV=1, N=64, D=64, CNT=1) if EMULATED else dict(B=4, H=16, N=4096, D=128, CNT=20)
 PEERS = ("tinygrad",) if EMULATED else ("tinygrad", "torch_flash", "torch_cudnn", "torch_flex")
+FP8_PEERS = () if EMULATED else ("triton_fp8",)
+# the format a peer runs in whatever DTYPE is: the Triton tutorial's kernel takes fp16 or fp8 e5m2 only
+PEER_DTYPE = {"triton": "half", "triton_fp8": "fp8e5m2"}
 
 def conf(name:str) -> int: return getenv(name, DEFAULTS.get(name, 0))
 
@@ -149,8 +155,10 @@ def torch_peer(backend:str, mode:str, shape, case:Case, dtype_name:str, spec:str
 
 def peer_row(res:dict, peer:str, psec:float, sec:float, flops:float) -> dict:
   """a peer's row, printed beside fa_uop's time sec: fa_uop's row with the peer's time and no fa_uop-only fields"""
-  print(f"{peer:12s} {psec*1e3:9.3f} ms GPU {flops/psec*1e-12:8.2f} TFLOPS | fa_uop is {psec/sec:.2f}x", flush=True)
-  return dict(res, impl=peer, ms=psec * 1e3, tflops=flops / psec * 1e-12,
+  dt = PEER_DTYPE.get(peer, res["dtype"])
+  print(f"{peer:12s} {psec*1e3:9.3f} ms GPU {flops/psec*1e-12:8.2f} TFLOPS | fa_uop is {psec/sec:.2f}x" +
+        (f" | {peer} in {dt}, fa_uop in {res['dtype']}" if peer in PEER_DTYPE else ""), flush=True)
+  return dict(res, impl=peer, dtype=dt, ms=psec * 1e3, tflops=flops / psec * 1e-12,
               **{k: None for k in ("compile_s", "ok", "config", "wall_ms", "host_ms") if k in res})
 
 def peers_of(res:dict, peers, mode:str, case:Case, data:dict, shape, dtype_name:str, sec:float, flops:float, tinygrad) -> list[dict]:
@@ -238,7 +246,7 @@ FP8 = {"fp8e4m3": dtypes.fp8e4m3, "fp8e5m2": dtypes.fp8e5m2, "fp8e4m3fnuz": dtyp
 def measure(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, case:Case, dtype_name:str, cnt:int, verify:bool, peers) -> list[dict]:
   """one shape: fa_uop and its peers, as rows (fa_uop's last). TFLOPS: 4·D per kept pair."""
   dtype = {"half": dtypes.half, "bfloat16": dtypes.bfloat16, **FP8}[dtype_name]
-  if (fp8:=dtype in FP8.values()): peers = []   # no peer takes fp8 here yet
+  if (fp8:=dtype in FP8.values()): peers = [p for p in peers if p in PEER_DTYPE]   # torch's SDPA has no fp8: the Triton tutorial's only
   data = case.data(B, H, N, Nk)
   kw = case.kwargs(data)
   flops = 4 * D * H * case.pairs(data, B, N, Nk)
@@ -426,7 +434,7 @@ def sweep(modes:list[str], dtype_name:str, cnt:int, verify:bool, peers) -> int:
 
 def main() -> int:
   cnt, dtype_name, verify = conf("CNT"), getenv("DTYPE", "half"), bool(getenv("VERIFY", 1))
-  peers = [p for p in getenv("PEERS", ",".join(PEERS)).split(",") if p]
+  peers = [p for p in getenv("PEERS", ",".join(FP8_PEERS if dtype_name in FP8 else PEERS)).split(",") if p]
   modes = [m for m in getenv("MODE", "fwd").split(",") if m]
   if dtype_name in FP8 and (modes != ["fwd"] or getenv("SWEEP", 0) or getenv("NQ", 0)): sys.exit(f"DTYPE={dtype_name} times the forward only (MODE=fwd)")
   B, H, N, D = conf("B"), conf("H"), conf("N"), conf("D")
