@@ -35,3 +35,13 @@ DEV=CUDA timeout 300 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_
 export B=1 H=16 N=16384 D=128
 for c in 0 1; do echo "== fp8e4m3 default causal=$c"; CAUSAL=$c DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= b; done
 fi
+# PART=5: the overlap (FwdConfig.overlap, suffix o) for fp8 and fp16, beside the Triton tutorial (fp8 e5m2, fp16) and cuDNN
+if [ "${PART:-1}" = 5 ]; then
+export B=1 H=16 N=16384 D=128
+for c in 0 1; do export CAUSAL=$c
+  echo "== fp8e4m3 causal=$c default, with the Triton tutorial"; DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS=triton_fp8 timeout 400 python3 bench.py 2>&1 | grep -E "^(fa_uop|triton|verify|CUDA)"
+  for cf in 64x128x4o 64x128x4x2o; do echo "== fp8e4m3 $cf"; DTYPE=fp8e4m3 CONFIG=$cf VERIFY=1 MODE=fwd PEERS= b; done
+  echo "== fp16 default, cuDNN, Triton"; VERIFY=1 MODE=fwd PEERS=torch_cudnn,triton timeout 400 python3 bench.py 2>&1 | grep -E "^(fa_uop|torch|triton|verify|CUDA)"
+  for cf in 64x64x4o 64x128x4o 128x128x8o; do echo "== fp16 $cf"; CONFIG=$cf VERIFY=1 MODE=fwd PEERS= b; done
+done
+fi
