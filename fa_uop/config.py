@@ -19,9 +19,6 @@ class FwdConfig:
   # with tma: warp specialisation, a producer warp issuing the copies into a ring of this many K and V slots (0: the consumers issue
   # them, one K and one V tile)
   ring: int = 0
-  # with wgmma and the consumers' own copies: S_{p+1} = Q·K_{p+1}ᵀ issued before tile p's softmax and waited for behind P·V_p, so the
-  # softmax runs under a product (FlashAttention-3's intra-warpgroup overlap); K in two slots
-  overlap: bool = False
   split: ClassVar[int] = 1   # the backward's dK/dV warps along the head dim (BwdConfig)
   def by_wgmma(self, target:Target, d:int) -> bool:
     """whether the forward's products run by wgmma (each warpgroup 64 query rows, LDS tiles in swizzle atoms of 128 bytes a row, Vᵀ's
@@ -34,8 +31,7 @@ class FwdConfig:
     return target.v_keys is not None and self.by_wgmma(target, d)
   def lds_bytes(self, target:Target, d:int, itemsize:int|None=None) -> int:
     p_tile = 0 if target.mma_device == "CUDA" else self.block_m * self.block_n  # P goes through LDS where C and A layouts differ
-    slots = 2 * max(self.ring, 1) + self.overlap   # K's and V's tiles (overlap: K in two)
-    return (itemsize or target.in_dtypes[0].itemsize) * ((self.block_m + slots * self.block_n) * d + p_tile)
+    return (itemsize or target.in_dtypes[0].itemsize) * ((self.block_m + 2 * self.block_n * max(self.ring, 1)) * d + p_tile)
   def check(self, target:Target, d:int) -> Target:
     """raise ValueError where this config cannot run at head dim d on target; else the description its kernels are built with (the
     target, or its narrow MMA where d or block_n, the K extents of the MMAs, are no multiple of the wide one's K)"""
@@ -60,18 +56,15 @@ class FwdConfig:
                                                                                     "TMA and wgmma products (warpgroups of 64 rows, D a multiple of 64)")
     if self.ring and (not self.tma or not 1 <= self.ring <= 4):
       raise ValueError(f"{self}: a producer warp's ring (1 to 4 slots) fills by bulk tensor copies (tma)")
-    if self.overlap and (self.tma or not self.by_wgmma(target, d)):
-      raise ValueError(f"{self}: the overlap of softmax and S = Q·Kᵀ needs wgmma products (warpgroups of 64 rows) and the consumers' own copies")
     return target
   def __str__(self) -> str:
     return f"{self.block_m}x{self.block_n}x{self.warps}" + (f"x{self.blocks}" if self.blocks else "") + ("t" if self.tma else "") + \
-      (f"r{self.ring}" if self.ring else "") + ("o" if self.overlap else "") + (f"s{self.split}" if self.split > 1 else "")
+      (f"r{self.ring}" if self.ring else "") + (f"s{self.split}" if self.split > 1 else "")
   @staticmethod
   def parse(s:str) -> FwdConfig:
-    """the config str() names, e.g. 64x64x4, 64x64x4x3, 64x64x4t, 64x64x4tr2, 64x128x4o"""
-    s, ov = s.removesuffix("o"), s.endswith("o")
+    """the config str() names, e.g. 64x64x4, 64x64x4x3, 64x64x4t, 64x64x4tr2"""
     s, _, ring = s.partition("r")
-    return FwdConfig(*map(int, s.removesuffix("t").split("x")), tma=s.endswith("t"), ring=int(ring or 0), overlap=ov)  # type: ignore[arg-type]
+    return FwdConfig(*map(int, s.removesuffix("t").split("x")), tma=s.endswith("t"), ring=int(ring or 0))  # type: ignore[arg-type]
 
 @dataclass(frozen=True)
 class BwdConfig:
@@ -85,7 +78,6 @@ class BwdConfig:
   split: int = 1
   tma: ClassVar[bool] = False   # the backward's copies are the target's async copies, issued by its own warps
   ring: ClassVar[int] = 0
-  overlap: ClassVar[bool] = False
   def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
     # P and dS through LDS, per KV stage: shared tiles with split; else where the C and A layouts differ (a_operand's tiles)
     ds_tiles = 2 * self.block_m * self.block_n if self.split > 1 else 0 if target.mma_device == "CUDA" else 4 * self.block_m * self.block_n

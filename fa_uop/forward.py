@@ -47,12 +47,9 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   # one m-tile) its 64 rows
   wg, vt = cfg.by_wgmma(target, D), cfg.reads_vt(target, D)
   assert vt == (vt_rows is not None) and not (vt and bulk), "Vᵀ where the target's 8-bit wgmma needs it, by copy_tile"
-  # overlap: S_{p+1} = Q·K_{p+1}ᵀ is issued before tile p's softmax, which runs under it, and waited for behind P·V_p; S carried
-  # from step to step, K in two slots (K_{p+2} copied while K_{p+1} is read)
-  ov = cfg.overlap and wg and bulk is None
   # prologue: Q and the first K tile in flight together
   atom = 128 // q.dtype.itemsize if wg else 0
-  q_s, k_s = (smem(blk, rows, D, q.dtype, atom=atom, n=n) for rows, n in ((BM, 1), (BN, 2 if ov else max(ring, 1))))
+  q_s, k_s = (smem(blk, rows, D, q.dtype, atom=atom, n=n) for rows, n in ((BM, 1), (BN, max(ring, 1))))
   v_s = smem(blk, D, BN, v.dtype, atom=atom) if vt else smem(blk, BN, D, v.dtype, atom=atom, n=max(ring, 1))
   # where there may be no tile at all (an empty split), the first one's copy reads nothing
   any_tile = None if isinstance(total, int) or total.vmin >= 1 else total > 0
@@ -83,9 +80,6 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     bars = mbarriers(blk, (1, 1), bulk[:2], (kg.index(0), vg.index(0)))
     first_k = kv_copy(0, k_s.after(bars), n0_of(0), any_tile, 0)
   else: first_k = copy_tile(blk, k_s, kg, tile(0), nk - n0_of(0) if any_tile is None else any_tile.where(nk - n0_of(0), 0), variant=1, run=run)
-  # overlap: K_1 too (the steps copy K_{p+2}); past the last tile none (a copy of no rows)
-  if ov: first_k = UOp.group(first_k, copy_tile(blk, k_s.nth(1), kg, tile(1), (total > 1).where(BN, 0) if isinstance(total, UOp) else BN * (total > 1),
-                                                variant=7, run=run))
   q_s = wait_tile(blk, q_s, copy_tile(blk, q_s, qg, q_rows, nq), first_k)
   # Q's A fragments stay in registers for the whole loop where a warp has one m-tile. With more they do not fit beside the output
   # accumulator (at 128x32x4, D=128: 255 registers and spills), so each K-step reads them from Q's LDS tile, as FlashAttention-2 does
@@ -104,20 +98,15 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   # (behind P·V), not waited for at the top of every step. The arithmetic of other plans measured faster carried too with the
   # target's async copies, except beside a score modification (H100: causal -2%, ALiBi +2.5%, docs/journal.md); the twin's guarded
   # loads of a carried index make tinygrad's valid simplification three times slower (a 12 s build of the emulated forward: 35 s)
-  # (overlap copies K two tiles ahead: no carried index)
-  carry = (plan.listed or (score is None and target.copy16 is not None)) and not ov
+  carry = plan.listed or (score is None and target.copy16 is not None)
   tix = blk.reg((2,), dtypes.int32)
-  # overlap: S of the step's tile, carried; the prologue's is S_0
-  s_next = acc_tile(blk, WM // M, BN // N)
   init = UOp.group(acc.store(acc.const_like(0)), row_max.store(row_max.const_like(-math.inf)), row_sum.store(row_sum.const_like(0)),
-                   *([tix[0].store(plan.index(0)), tix[1].store(plan.index(1))] if carry else []),
-                   *([wgmma_tile(blk, s_next, q_s, k_s.after(q_s.buf))] if ov else []))
-  raw = (acc, row_max, row_sum, tix, s_next)
+                   *([tix[0].store(plan.index(0)), tix[1].store(plan.index(1))] if carry else []))
+  raw = (acc, row_max, row_sum, tix)
 
-  def kv_step(it:UOp, p0:UOp|int, acc:UOp, row_max:UOp, row_sum:UOp, tix:UOp, s_next:UOp, masked:bool, after:tuple[UOp, ...], variant:int) -> UOp:
+  def kv_step(it:UOp, p0:UOp|int, acc:UOp, row_max:UOp, row_sum:UOp, tix:UOp, masked:bool, after:tuple[UOp, ...], variant:int) -> UOp:
     """one KV tile: K_p was copied by the step before (or the prologue); V_p is copied while S = Q·Kᵀ runs, and K_{p+1} while P·V
-    runs (overlap: S_p came from the step before, K_{p+1} is waited for and S_{p+1} issued before the softmax, K_{p+2} copied).
-    Returns the END of the loop."""
+    runs. Returns the END of the loop."""
     acc, row_max, row_sum, tx = acc.after(it), row_max.after(it), row_sum.after(it), tix.after(it)  # the carried state, read anew each iteration
     p = p0 + it
     real = p < plan.n_masked if masked and phantom else None
@@ -129,17 +118,13 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
       kt = wait_bulk(blk, k_s, bars.index(0), phase:=p % 2, it, *after)
       vc = kv_copy(1, v_s.after(kt.buf), n0, real, 1)
     else:
-      kt = wait_tile(blk, k_s.nth((p + 1) % 2) if ov else k_s, it, *after)
+      kt = wait_tile(blk, k_s, it, *after)
       vc = copy_tile(blk, v_s.after(kt.buf), vg, vt_rows(n0), None if real is None else real.where(D, 0), variant=variant, stride=nkp) if vt else \
         copy_tile(blk, v_s.after(kt.buf), vg, tile_rows(n0), (nk - n0 if real is None else real.where(nk - n0, 0)) if masked else None,
                   variant=variant, run=run)
     # S = Q·Kᵀ, scaled into the log2 domain; V's copy is issued first so it overlaps this
     s = acc_tile(blk, WM // M, BN // N)
-    if ov:   # K_{p+2} into the slot S_p was read from; S_{p+1} issued into s, left in flight under the softmax of S_p (carried)
-      kc = copy_tile(blk, k_s.nth(p % 2).after(kt.buf), kg, tile_rows(plan.tile(p + 2) * BN), (p + 2 < total).where(BN, 0), variant=variant + 1, run=run)
-      s_new = s
-      s, s_fin = wgmma_tile(blk, s, q_s, kt.after(vc, kc), under=s_next.after(it), when=p + 1 < total)
-    elif wg: s = s.after(qk:=wgmma_tile(blk, s, q_s, kt.after(vc)))   # S = Q·Kᵀ (not +=): no zeroing
+    if wg: s = s.after(qk:=wgmma_tile(blk, s, q_s, kt.after(vc)))   # S = Q·Kᵀ (not +=): no zeroing
     else:
       s = s.after(s.after(vc).store(s.const_like(0)))
       s = s.after(mma(blk, s, q_a, lambda n0, kk: frags_b(blk, kt, n0, kk * K), D // K, a_reads=not q_in_regs))
@@ -173,7 +158,6 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     if ring:   # V_p must have landed; K's slot is released once S is in every thread's registers
       vtile = wait_bulk(blk, v_s.nth(slot), bars.index(full(1, slot)), phase, s_done, sync=False)
       kc = release(blk, bars, empty(0, slot), qk)
-    elif ov: vtile = wait_tile(blk, v_s.after(vc), s_done)   # (K_{p+2} is on its way)
     else:   # V_p must have landed, and every warp be done reading K_p before K_{p+1} overwrites it
       vtile = wait_tile(blk, v_s.after(vc), s_done) if bulk is None else wait_bulk(blk, v_s.after(vc), bars.index(1), phase, s_done)
       n1 = (plan.carried(tx[1]) if carry else plan.tile(p + 1)) * BN
@@ -186,8 +170,6 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     p_a = a_from_acc(blk, s, target.key_order()) if vt else a_operand(blk, s, blk.warp * WM, v.dtype)
     if wg:
       pv = wgmma_tile(blk, acc, lambda kk: p_a(0, kk), vtile, b_kn=not vt, add=True)
-      # overlap: S_{p+1}, waited for with P·V_p, is the next step's S
-      if ov: return UOp.group(pv, s_next.after(pv).store(s_new.after(s_fin(pv)))).end(it)
       return (UOp.group(pv, release(blk, bars, empty(1, slot), pv)) if ring else pv).end(it)
     return mma(blk, acc, p_a, lambda n0, kk: frags_b(blk, vtile, n0, kk * K, trans=True), BN // K).end(it)
 

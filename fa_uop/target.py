@@ -221,7 +221,7 @@ _WG_TYPES = {dtypes.half: ("f16", "__half_as_ushort({})"), dtypes.bfloat16: ("bf
              dtypes.fp8e4m3: ("e4m3", "({}).__x"), dtypes.fp8e5m2: ("e5m2", "({}).__x")}
 
 def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:UOp|list[UOp], a_block:int=0, acc:list[UOp]|None=None,
-                b_kn:bool=False, under:list[UOp]|None=None, when:UOp|None=None) -> list[UOp]|tuple[list[UOp], Callable[..., list[UOp]]]:
+                b_kn:bool=False) -> list[UOp]:
   """wgmma.mma_async m64n{n}k{K} over ksteps K-steps of 32 bytes (K: 16 16-bit or 32 8-bit elements), all 128 threads of the warpgroup
   (4 consecutive warps from a multiple of 4): D (64 x n, float32) = A·B, plus acc (this thread's n/2 floats) where given. B from the
   LDS tile at b in 128-byte swizzle atoms (tiles.Smem), b_block bytes from one atom column block to the next: its rows the n columns
@@ -229,17 +229,12 @@ def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:
   keys). A from LDS at a the same way (K-major, a_block bytes between column blocks), or a list of values per K-step, this thread's A
   fragment in mma.sync's m16n8k16 (m16n8k32) layout (its warp's 16 rows): in dtype, or float32 to be rounded to an 8-bit dtype here,
   two values by one cvt (tinygrad's casts round one at a time, and leave the bytes to be packed). Thread l of warp w gets rows 16w + l//4 and
-  16w + l//4 + 8 in mma.sync's m16n8 C layout, 8 columns at a time: returned as its n/2 floats. With under (floats the work to run
-  under the products reads) the products are issued (where `when`, None: always) and left in flight: returned are under's values
-  copied after the issue (a statement is placed just before its first use, and the copy is what that work uses first), and
-  finish(*after), which waits for every product in flight after the anchors `after` (rendered, never read) and gives the floats
-  then (each register fenced, so that no read of one moves above the wait)."""
+  16w + l//4 + 8 in mma.sync's m16n8 C layout, 8 columns at a time: returned as its n/2 floats."""
   (ty, bits), nd, regs_a, per = _WG_TYPES[dtype], n // 2, isinstance(a, list), 4 // dtype.itemsize   # per: values a 32-bit register
   assert not (b_kn and dtype.itemsize == 1), "wgmma takes 8-bit B K-major only"
   na = 4 * ksteps if regs_a else 0   # A's 32-bit registers
   src = [b, *(a if regs_a else [a]), *(acc or [])]
   ai, ci = 1, 1 + (len(a) if regs_a else 1)   # where A's and acc's values start among the custom's sources
-  defer, ui = under is not None, len(src) + 1 + (when is not None)   # where under's values start
   regs, outs = ",".join(f"%{i}" for i in range(nd)), ", ".join(f'"+f"({name}[{i}])' for i in range(nd))
   steps = []
   for kk in range(ksteps):
@@ -265,21 +260,14 @@ def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:
                      + ", ".join(f'"f"({{{ai + 4 * j + i}}})' for i in range(4)) + ")" for j in range(na))
     a_decl = f"; unsigned {name}_a[{na}]; {pack}"
   else: a_decl = f"; unsigned {name}_a[{na}] = {{{{{pack}}}}}"
-  wait = 'asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");'
-  code = (f"float {name}[{nd}] = {{{{{init}}}}}; " + (f"if ({{{len(src) + 1}}}) " if when is not None else "") +
-          f"{{{{ unsigned {name}_b = (unsigned)__cvta_generic_to_shared({{0}})" +
+  code = (f"float {name}[{nd}] = {{{{{init}}}}}; {{{{ unsigned {name}_b = (unsigned)__cvta_generic_to_shared({{0}})" +
           (a_decl if regs_a else f", {name}_a = (unsigned)__cvta_generic_to_shared({{1}})") +
           '; asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); ' + " ".join(steps) +
-          ' asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); ' + ("" if defer else wait) + " }}" +
-          (f" float {name}_u[{len(under)}] = {{{{" + ", ".join(f"{{{ui + i}}}" for i in range(len(under))) + "}};" if defer else ""))
+          ' asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }}')
   # a constant of the input type rides along unused: tinygrad includes that type's header for the values a kernel has, and a kernel
   # whose 16-bit data never leaves LDS but through wgmma has none
-  mm = UOp(Ops.CUSTOM, dtypes.void, (*src, UOp.const(0, dtype), *([] if when is None else [when]), *(under or [])), arg=code)
-  read = lambda w: [UOp(Ops.CUSTOMI, dtypes.float, (w, UOp.const(i, dtypes.int)), arg=f"{name}[{{1}}]") for i in range(nd)]
-  if not defer: return read(mm)
-  fence = " ".join(f'asm volatile("" : "+f"({name}[{i}]) :: "memory");' for i in range(nd))
-  return ([UOp(Ops.CUSTOMI, dtypes.float, (mm, UOp.const(i, dtypes.int)), arg=f"{name}_u[{{1}}]") for i in range(len(under))],
-          lambda *after: read(UOp(Ops.CUSTOM, dtypes.void, (mm, *after), arg=f"{wait} {fence}")))
+  mm = UOp(Ops.CUSTOM, dtypes.void, (*src, UOp.const(0, dtype)), arg=code)
+  return [UOp(Ops.CUSTOMI, dtypes.float, (mm, UOp.const(i, dtypes.int)), arg=f"{name}[{{1}}]") for i in range(nd)]
 
 # RDNA3 wmma_f32_16x16x16: A and B hold one row (col) of 16 k per lane, duplicated in both half-waves; C holds column lane%16, rows lane//16+2e
 RDNA3 = Target("gfx1100", "AMD", 32, (16, 16, 16),

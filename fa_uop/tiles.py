@@ -366,15 +366,13 @@ def mma(blk:Block, acc:UOp, a:Callable[[UOp, UOp], UOp], b:Callable[[UOp, UOp], 
   return done if ko is None else done.end(ko)
 
 def wgmma_tile(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bool=False, add:bool=False, a_row:UOp|None=None,
-               b_off:UOp|int=0, under:UOp|None=None, when:UOp|None=None) -> UOp|tuple[UOp, Callable[..., UOp]]:
+               b_off:UOp|int=0) -> UOp:
   """acc = A·B (acc += A·B with add) for the block's warpgroups (4 warps of 16 rows each); acc is each warp's (1, n/N, elements) C tile
   of its 16 rows. A: an LDS tile, whose rows from a_row (default 16·warp; a warpgroup's four warps take consecutive rows) this warp
   multiplies, or a(kk), this warp's A fragment of K-step kk in registers (float32 values are rounded to B's dtype). B: n columns from b_off of the LDS tile b, whose rows are B's
   columns (K-major, B = Kᵀ), or with b_kn whose rows are the K dimension (V) and columns B's. Hopper's wgmma on the LDS tiles (stored
   in swizzle atoms; b_off a multiple of 8 rows, or of 64 columns with b_kn) where the target has it; the twin: mma over fragment reads
-  of the same tiles. Returns the stores; with under (a C register tile the work to run under the products starts from; wgmma only,
-  the twin computes at once) the products are issued where `when` (None: always) and left in flight: returned are under, read anew
-  after the issue (the work reads it from there, so it comes after), and finish(*after), the stores once `after` is done."""
+  of the same tiles. Returns the stores."""
   t = blk.target
   M, N, K = t.mma
   n, k = acc.shape[1] * N, b.rows if b_kn else b.cols
@@ -387,19 +385,12 @@ def wgmma_tile(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:boo
   if t.wgmma is None:
     # zeroed once B's tile is there: a store that follows nothing in a loop would be hoisted out of it, zeroing only the first trip's
     if not add: acc = acc.after(acc.after(b.buf).store(acc.const_like(0)))
-    done = mma(blk, acc, lambda m, kk: a_twin(kk), lambda n0, kk: frags_b(blk, b, b_off + n0, kk * K, trans=b_kn), k // K)
-    return (under.after(done), lambda *after: done) if under is not None else done
+    return mma(blk, acc, lambda m, kk: a_twin(kk), lambda n0, kk: frags_b(blk, b, b_off + n0, kk * K, trans=b_kn), k // K)
   ne = acc.shape[2]
   a_op = [a(kk)[e].load() for kk in range(k // K) for e in range(t.a.nelems)] if callable(a) else a.at(wg_row, 0)
   vals = t.wgmma(b.at(0, b_off) if b_kn else b.at(b_off, 0), n, k // K, b.rows * b.atom * b.itemsize, f"fa_wg{next(blk.ids)}", b.buf.dtype, a_op,
-                 0 if callable(a) else a.rows * a.atom * a.itemsize, [acc[0, j, e].load() for j in range(n // N) for e in range(ne)] if add else None, b_kn,
-                 None if under is None else [under[i, j, e].load() for i in range(under.shape[0]) for j in range(under.shape[1]) for e in range(under.shape[2])], when)
-  store = lambda vals: UOp.group(*[acc[0, j, e].store(vals[j * ne + e]) for j in range(n // N) for e in range(ne)])
-  # the wait follows `after` through an anchor: an LDS index whose buffer hangs after them (rendered, never read; see wait_tile)
-  if under is None: return store(vals)
-  u = acc_tile(blk, *under.shape[:2], under.dtype)
-  uv = [(i, j, e) for i in range(under.shape[0]) for j in range(under.shape[1]) for e in range(under.shape[2])]
-  return u.after(UOp.group(*[u[ix].store(x) for ix, x in zip(uv, vals[0])])), lambda *after: store(vals[1](b.buf.after(*after).index(0)))
+                 0 if callable(a) else a.rows * a.atom * a.itemsize, [acc[0, j, e].load() for j in range(n // N) for e in range(ne)] if add else None, b_kn)
+  return UOp.group(*[acc[0, j, e].store(vals[j * ne + e]) for j in range(n // N) for e in range(ne)])
 
 # *** across the lanes of a warp ***
 
