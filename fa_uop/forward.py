@@ -159,9 +159,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
       vtile = wait_bulk(blk, v_s.nth(slot), bars.index(full(1, slot)), phase, s_done, sync=False)
       kc = release(blk, bars, empty(0, slot), qk)
     else:   # V_p must have landed, and every warp be done reading K_p before K_{p+1} overwrites it
-      # (the wait takes the new row sums, so the softmax runs under V's copy: nvcc moved it below the wait)
-      vtile = wait_tile(blk, v_s.after(vc), s_done, hold=tuple(row_sum.after(upd)[i] for i in range(nrows))) if bulk is None else \
-        wait_bulk(blk, v_s.after(vc), bars.index(1), phase, s_done)
+      vtile = wait_tile(blk, v_s.after(vc), s_done) if bulk is None else wait_bulk(blk, v_s.after(vc), bars.index(1), phase, s_done)
       n1 = (plan.carried(tx[1]) if carry else plan.tile(p + 1)) * BN
       kc = copy_tile(blk, k_s.after(vtile.buf), kg, tile_rows(n1), (p + 1 < total).where(BN, 0), variant=variant + 1, run=run) if bulk is None else \
         kv_copy(0, k_s.after(vtile.buf), n1, None, 0, when=p + 1 < total)   # past the last tile: none (nothing waits for it)

@@ -60,8 +60,7 @@ class Target:
   # fast paths; None selects the portable twin in the tile layer (the emulator runs only twins: it cannot execute Ops.CUSTOM)
   shuffle: Callable[[UOp, int, UOp], UOp]|None = None   # read a float from lane ^ offset; twin: exchange through LDS
   copy16: Callable[[UOp, UOp, UOp|None, UOp|None], UOp]|None = None  # async 16-byte global->LDS copy (zeros where not ok), if active
-  # wait for every async copy group (before a barrier); True: wgmma reads next; and floats the wait takes in, computed before it
-  copy_wait: Callable[[UOp, bool, tuple[UOp, ...]], UOp]|None = None
+  copy_wait: Callable[[UOp, bool], UOp]|None = None      # wait for every async copy group (before a barrier); True: wgmma reads next
   store16: Callable[[UOp, UOp, UOp|None], UOp]|None = None  # 16 bytes from LDS to global, if ok; twin: tinygrad's loads and stores
   ldsm: Callable[[UOp, bool, str, DType], list[UOp]]|None = None  # four 8x8 16-bit matrices from LDS; twin: element loads
   # per operand: (row, col) in the tile whose address lane gives; not part of the hash (a dict), ldsm already tells the paths apart
@@ -199,12 +198,9 @@ def _cuda_store16(lds:UOp, dst:UOp, ok:UOp|None) -> UOp:
 
 # the wait takes an anchor: an LDS index whose buffer hangs AFTER the statements it must follow (rendered, never read). Where wgmma
 # reads the tile next (Hopper) a proxy fence follows: the copies wrote through the generic proxy, wgmma reads through the async one
-# hold: floats taken in as operands, which nvcc must then compute before the wait (else it may move register work that the copies
-# could run under, a softmax, below it)
-def _cuda_wait(anchor:UOp, wgmma_reads:bool=False, hold:tuple[UOp, ...]=()) -> UOp:
-  ins = ", ".join(f'"f"({{{1 + i}}})' for i in range(len(hold)))
-  asm = "cp.async.wait_group 0;" + ("\\nfence.proxy.async.shared::cta;" if wgmma_reads else "")
-  return UOp(Ops.CUSTOM, dtypes.void, (anchor, *map(_scalar, hold)), arg=f'asm volatile("{asm}" :: {ins} : "memory");')
+def _cuda_wait(anchor:UOp, wgmma_reads:bool=False) -> UOp:
+  if not wgmma_reads: return UOp(Ops.CUSTOM, dtypes.void, (anchor,), arg='asm volatile("cp.async.wait_group 0;" ::);')
+  return UOp(Ops.CUSTOM, dtypes.void, (anchor,), arg='asm volatile("cp.async.wait_group 0;\\nfence.proxy.async.shared::cta;" ::: "memory");')
 
 def _cuda_ldsm(addr:UOp, trans:bool, name:str, dtype:DType) -> list[UOp]:
   """ldmatrix.x4: lane l gives the address of row l%8 of matrix l//8; register j of lane l holds row l//4 (column with .trans),

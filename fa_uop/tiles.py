@@ -131,12 +131,11 @@ def _copy_rows(blk:Block, dst:Smem, src:UOp, r0:int, nrows:int, base:UOp, rows_v
   if active is None: return dst.at(r, c + v).store(src.index((g + v) if ok is None else (g + v).valid(ok))).end(it, v)
   return dst.buf.index(dst.index(r, c + v).valid(active)).store(src.index((g + v).valid(all_of(active, ok)))).end(it, v)
 
-def wait_tile(blk:Block, dst:Smem, *deps:UOp, hold:tuple[UOp, ...]=()) -> Smem:
+def wait_tile(blk:Block, dst:Smem, *deps:UOp) -> Smem:
   """dst once the copies into it (issued before, in program order, or among deps) are done and visible to the whole block.
-  deps are statements (stores, ENDs, copies, ranges) that the wait must come after; hold, floats computed before it (the register
-  work the copies are to run under: a compiler may otherwise move it below the wait)."""
+  deps are statements (stores, ENDs, copies, ranges) that the wait must come after."""
   if blk.target.copy_wait is None: return dst.after(*deps)  # tinygrad puts a barrier behind LDS stores that deps carry
-  return dst.after(blk.target.copy_wait(dst.buf.after(*deps).index(0), dst.atom > 0, hold).barrier())   # wgmma reads the atom-stored tiles
+  return dst.after(blk.target.copy_wait(dst.buf.after(*deps).index(0), dst.atom > 0).barrier())   # wgmma reads the atom-stored tiles
 
 # Hopper's bulk tensor copies: one thread issues a tile's boxes, an mbarrier counts their bytes, every thread waits on its phase
 
