@@ -28,7 +28,7 @@ def test_head_dims(emu, rng, D, causal, dtype): check(rng, 1, 2, 2, 64, 64, D, c
 def test_tails(emu, rng, Nq, Nk, causal): check(rng, 1, 1, 1, Nq, Nk, 32, causal, dtypes.half)
 
 @pytest.mark.parametrize("H,Hkv,causal", [(4, 2, False), (4, 1, True), slow(4, 4, True)])
-@slow_on("gfx1100", keep=lambda p: p["Hkv"] == 2)
+@slow_on("gfx1100")   # GQA on gfx1100 by default: test_api's causal case (CI time)
 def test_gqa(emu, rng, H, Hkv, causal): check(rng, 2, H, Hkv, 40, 50, 32, causal, dtypes.half)
 
 @pytest.mark.parametrize("scale", [0.3, -0.5])
