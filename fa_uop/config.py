@@ -29,9 +29,9 @@ class FwdConfig:
   def reads_vt(self, target:Target, d:int) -> bool:
     """whether the forward reads V transposed, its keys in the target's v_keys order (8-bit wgmma: fa_uop.api lays it out)"""
     return target.v_keys is not None and self.by_wgmma(target, d)
-  def lds_bytes(self, target:Target, d:int, itemsize:int|None=None) -> int:
+  def lds_bytes(self, target:Target, d:int) -> int:
     p_tile = 0 if target.mma_device == "CUDA" else self.block_m * self.block_n  # P goes through LDS where C and A layouts differ
-    return (itemsize or target.in_dtypes[0].itemsize) * ((self.block_m + 2 * self.block_n * max(self.ring, 1)) * d + p_tile)
+    return target.in_dtypes[0].itemsize * ((self.block_m + 2 * self.block_n * max(self.ring, 1)) * d + p_tile)
   def check(self, target:Target, d:int) -> Target:
     """raise ValueError where this config cannot run at head dim d on target; else the description its kernels are built with (the
     target, or its narrow MMA where d or block_n, the K extents of the MMAs, are no multiple of the wide one's K)"""

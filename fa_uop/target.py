@@ -217,8 +217,7 @@ def _wgmma_desc(addr:str, lbo:int=16) -> str:
   stride byte offset 1024 (the next 8 rows), mode 1 (128-byte swizzle)"""
   return f"(((unsigned long long)((({addr}) & 0x3FFFF) >> 4)) | ({lbo >> 4}ull << 16) | (64ull << 32) | (1ull << 62))"
 
-_WG_TYPES = {dtypes.half: ("f16", "__half_as_ushort({})"), dtypes.bfloat16: ("bf16", "__bfloat16_as_ushort({})"),
-             dtypes.fp8e4m3: ("e4m3", "({}).__x"), dtypes.fp8e5m2: ("e5m2", "({}).__x")}
+_WG_TYPES = {dtypes.half: "f16", dtypes.bfloat16: "bf16", dtypes.fp8e4m3: "e4m3", dtypes.fp8e5m2: "e5m2"}
 
 def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:UOp|list[UOp], a_block:int=0, acc:list[UOp]|None=None,
                 b_kn:bool=False) -> list[UOp]:
@@ -227,10 +226,10 @@ def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:
   LDS tile at b in 128-byte swizzle atoms (tiles.Smem), b_block bytes from one atom column block to the next: its rows the n columns
   of B (K-major: K, the keys Q·Kᵀ runs over) or with b_kn (16-bit only) its rows the K-steps' 16 rows each (MN-major: V, rows are
   keys). A from LDS at a the same way (K-major, a_block bytes between column blocks), or a list of values per K-step, this thread's A
-  fragment in mma.sync's m16n8k16 (m16n8k32) layout (its warp's 16 rows): in dtype, or float32 to be rounded to an 8-bit dtype here,
-  two values by one cvt (tinygrad's casts round one at a time, and leave the bytes to be packed). Thread l of warp w gets rows 16w + l//4 and
+  fragment in mma.sync's m16n8k16 (m16n8k32) layout (its warp's 16 rows): 16-bit values in dtype, or for an 8-bit dtype float32 values
+  rounded here, two by one cvt (tinygrad's casts round one at a time, and leave the bytes to be packed). Thread l of warp w gets rows 16w + l//4 and
   16w + l//4 + 8 in mma.sync's m16n8 C layout, 8 columns at a time: returned as its n/2 floats."""
-  (ty, bits), nd, regs_a, per = _WG_TYPES[dtype], n // 2, isinstance(a, list), 4 // dtype.itemsize   # per: values a 32-bit register
+  ty, nd, regs_a = _WG_TYPES[dtype], n // 2, isinstance(a, list)
   assert not (b_kn and dtype.itemsize == 1), "wgmma takes 8-bit B K-major only"
   na = 4 * ksteps if regs_a else 0   # A's 32-bit registers
   src = [b, *(a if regs_a else [a]), *(acc or [])]
@@ -251,15 +250,16 @@ def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:
     steps.append(f'asm volatile("{{{{\\n.reg .pred p;\\nsetp.ne.b32 p, {scale}, 0;\\nwgmma.mma_async.sync.aligned.m64n{n}k{32 // dtype.itemsize}.f32.{ty}.{ty} '
                  f'{{{{{regs}}}}}, {a_op}, {b_op}, p, 1, 1{trans};\\n}}}}" : {outs} : {ins});')
   init = ", ".join(f"{{{ci + i}}}" for i in range(nd)) if acc is not None else ", ".join(["0.0f"] * nd)
-  pack = ", ".join("(" + " | ".join(f"((unsigned){bits.format(f'{{{ai + per * j + i}}}')} << {8 * dtype.itemsize * i})" for i in range(per)) + ")"
-                   for j in range(na))
-  if regs_a and a[0].dtype == dtypes.float:   # 8-bit A from floats: each register from 4 values, lowest byte first
-    assert dtype.itemsize == 1, "float A values are rounded to an 8-bit format"
+  if dtype.itemsize == 1:   # A from floats: each register from 4 values, lowest byte first
+    assert not regs_a or a[0].dtype == dtypes.float, "8-bit A in registers comes as float32 values, rounded here"
     cvt = f"cvt.rn.satfinite.{ty}x2.f32"
-    pack = "; ".join(f'asm("{{{{ .reg .b16 lo, hi;\\n{cvt} lo, %2, %1;\\n{cvt} hi, %4, %3;\\nmov.b32 %0, {{{{lo, hi}}}};\\n}}}}" : "=r"({name}_a[{j}]) : '
-                     + ", ".join(f'"f"({{{ai + 4 * j + i}}})' for i in range(4)) + ")" for j in range(na))
-    a_decl = f"; unsigned {name}_a[{na}]; {pack}"
-  else: a_decl = f"; unsigned {name}_a[{na}] = {{{{{pack}}}}}"
+    a_decl = f"; unsigned {name}_a[{na}]; " + "; ".join(
+      f'asm("{{{{ .reg .b16 lo, hi;\\n{cvt} lo, %2, %1;\\n{cvt} hi, %4, %3;\\nmov.b32 %0, {{{{lo, hi}}}};\\n}}}}" : "=r"({name}_a[{j}]) : '
+      + ", ".join(f'"f"({{{ai + 4 * j + i}}})' for i in range(4)) + ")" for j in range(na))
+  else:
+    u16 = "__half_as_ushort" if dtype == dtypes.half else "__bfloat16_as_ushort"
+    a_decl = f"; unsigned {name}_a[{na}] = {{{{" + ", ".join(f"((unsigned){u16}({{{ai + 2 * j}}}) | ((unsigned){u16}({{{ai + 2 * j + 1}}}) << 16))"
+                                                              for j in range(na)) + "}}"
   code = (f"float {name}[{nd}] = {{{{{init}}}}}; {{{{ unsigned {name}_b = (unsigned)__cvta_generic_to_shared({{0}})" +
           (a_decl if regs_a else f", {name}_a = (unsigned)__cvta_generic_to_shared({{1}})") +
           '; asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); ' + " ".join(steps) +
