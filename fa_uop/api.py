@@ -259,8 +259,8 @@ def flash_attention(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float
   mask_mod's tiles come from its block map (fa_uop.blockmap: built by four small kernels, cached), so it is evaluated only on the
   tiles it cuts. A row that keeps no key gets output 0 and logsumexp -inf (and zero gradients).
   Returns the output (B, H, Nq, D) in q's dtype and, with return_lse, the natural-log row logsumexp (B, H, Nq) in float32.
-  fp8 (forward only, one device): q, k and v in an 8-bit float the target's MMA takes (e4m3 or e5m2 on sm_89+ and gfx950, their fnuz
-  formats on gfx942), with q_descale, k_descale and v_descale (float32 (B, Hkv) Tensors, or None: 1) as FlashAttention-3 takes
+  fp8 (forward only, one device): q, k and v in an 8-bit float the target's MMA takes (e4m3 or e5m2 on sm_89+, gfx950 and RDNA4,
+  their fnuz formats on gfx942), with q_descale, k_descale and v_descale (float32 (B, Hkv) Tensors, or None: 1) as FlashAttention-3 takes
   them: the scores are q·kᵀ·scale·q_descale·k_descale, the output (bfloat16) P·v·v_descale, P rounded to v's format.
   config picks the tiling; by default the tuner's choice for this shape class (fa_uop.tune), or the fixed default where tuning
   is off. Its bulk copies (tma, ring: Hopper only) apply on one device; a sharded call copies by cp.async.
@@ -283,7 +283,7 @@ def _fwd_plan(q, k, v, causal, scale, config, window, softcap, score_mod, mask_m
   if config is not None:
     if not isinstance(config, FwdConfig): raise TypeError(f"config must be a FwdConfig or None, got {type(config).__name__}")
     config.check(target.for_dtype(q.dtype), q.shape[3])
-  elif q.dtype in dtypes.fp8s:   # the fp8 MMA's default tile (not tuned yet), checked: its K of 32 rules out D=16
+  elif q.dtype in dtypes.fp8s:   # the fp8 MMA's default tile (not tuned yet), checked: a K of 32 rules out D=16
     config = default_fwd_config(t8:=target.for_dtype(q.dtype), q.shape[3], causal, q.shape[2], k.shape[2], mods.tag)
     config.check(t8, q.shape[3])
   elif (split:=split_kv_plan(target, q, k, mods)) is not None: config = split
@@ -411,7 +411,7 @@ def split_kv_plan(target:Target, q:Tensor, k:Tensor, mods:Mods) -> tuple[FwdConf
 
 def decode_plan(target:Target, device:str, q_shape:tuple[int, ...], hkv:int, cap:int, num_splits:int=0, config:FwdConfig|None=None) -> tuple[FwdConfig, int]:
   """the decoding kernel's tile and split count for queries of q_shape against caches of up to cap keys (see decode_splits); target
-  the MMA's description for the inputs' dtype (Target.for_dtype: fp8's K of 32 rules out D=16 and 16-key tiles)"""
+  the MMA's description for the inputs' dtype (Target.for_dtype: an fp8 K of 32 rules out D=16 and 16-key tiles)"""
   B, H, Nq, D = q_shape
   cfg = config or default_decode_config(target, D, H // hkv * Nq)
   cfg.check(target, D)
@@ -441,9 +441,9 @@ def flash_attention_with_kvcache(q:Tensor, k_cache:Tensor, v_cache:Tensor, cache
   and sees the keys up to it (the caller has written the new tokens' K and V into the cache first).
   Returns o (B, H, Nq, D) in q's dtype (fp8: bfloat16) and, with return_lse, the natural-log logsumexp (B, H, Nq) float32.
   fp8 cache (one device), as FlashAttention-3's flash_attn_with_kvcache takes it: q, k_cache and v_cache all in one 8-bit float the
-  target's MMA takes (e4m3 or e5m2 on sm_89+ and gfx950, their fnuz formats on gfx942; D a multiple of 32), with q_descale, k_descale
-  and v_descale float32 (B, Hkv) Tensors per sequence and KV head (None: 1): the scores are q·kᵀ·scale·q_descale·k_descale, the output
-  P·v·v_descale with P rounded to v's format. write_kvcache fills such a cache from k and v the caller has quantized.
+  target's MMA takes (e4m3 or e5m2 on sm_89+, gfx950 and RDNA4, their fnuz formats on gfx942; D a multiple of its K: 32, 16 on
+  RDNA4), with q_descale, k_descale and v_descale float32 (B, Hkv) Tensors per sequence and KV head (None: 1): the scores are
+  q·kᵀ·scale·q_descale·k_descale, the output P·v·v_descale with P rounded to v's format. write_kvcache fills such a cache from k and v the caller has quantized.
   The query heads of a GQA group are packed into one tile, so K and V are read once per KV head. Split-KV: num_splits=0 picks
   the split count from the shape and the GPU's multiprocessor count (fa_uop.config.decode_splits), 1 turns it off, n > 1 forces
   n splits (at most one per KV tile); the splits' partial results are merged by a small combine kernel. The result does not

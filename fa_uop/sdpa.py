@@ -64,10 +64,10 @@ def scaled_dot_product_attention(q:Tensor, k:Tensor, v:Tensor, attn_mask:Tensor|
   targets, outside training dropout, with the batch axes of q, k and v alike: a boolean mask as a mask_mod (tiles it hides are
   skipped), an additive one added to the scores as a score_mod, each read where it lies, per key, per query or whole. The mask
   gets no gradient: while training an additive mask computed from float tensors (a learned bias) goes to tinygrad.
-  fp8 inputs (one 8-bit float for q, k and v that the target's fp8 MMA takes: e4m3/e5m2 on sm_89+ and gfx950, the fnuz formats on
-  gfx942; E a multiple of 32) run fa_uop's fp8 forward with descales 1 and return bfloat16, as flash_attention does (not q's dtype:
-  an fp8 output would round away most of what the float32 accumulation kept), on one device and with no grad required (the fp8
-  kernels are forward-only).
+  fp8 inputs (one 8-bit float for q, k and v that the target's fp8 MMA takes: e4m3/e5m2 on sm_89+, gfx950 and RDNA4, the fnuz
+  formats on gfx942; E a multiple of the MMA's K) run fa_uop's fp8 forward with descales 1 and return bfloat16, as flash_attention
+  does (not q's dtype: an fp8 output would round away most of what the float32 accumulation kept), on one device and with no grad
+  required (the fp8 kernels are forward-only).
   Otherwise tinygrad's own SDPA runs (the reason logged once, to the "fa_uop" logger).
   A query row the mask hides entirely gives 0 here; tinygrad's SDPA gives NaN there."""
   for name, t in (("q", q), ("k", k), ("v", v)):

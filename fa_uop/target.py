@@ -6,7 +6,7 @@ from typing import Callable
 from tinygrad import Device, UOp, dtypes
 from tinygrad.dtype import AddrSpace, DType
 from tinygrad.uop.ops import KernelInfo, Ops, PatternMatcher, UPat
-from tinygrad.renderer.cstyle import CUDARenderer
+from tinygrad.renderer.cstyle import CUDARenderer, HIPRenderer, HIPCCRenderer
 
 def _radix(sizes:tuple[int, ...]) -> tuple[int, ...]: return tuple(math.prod(sizes[i+1:]) for i in range(len(sizes)))
 
@@ -309,11 +309,14 @@ SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, wgmma=_cuda_wgmma, wa
                             warpgroups=True, v_keys=((2, 4, 2), (1, 0, 2))))
 
 # RDNA4 wmma_f32_16x16x16 (gfx12): no duplicated operands; A and B hold k 0-3 and 8-11 of row (column) lane%16 in lanes 0-15, k 4-7
-# and 12-15 in lanes 16-31; C holds column lane%16, rows 8(lane//16)+e
+# and 12-15 in lanes 16-31; C holds column lane%16, rows 8(lane//16)+e. Its 8-bit float WMMA (e4m3, e5m2) has the same shape and
+# fragments, 8 values a lane in two registers: the order of k within them is the hardware's to choose as long as A's and B's agree,
+# and here they are one description
 RDNA4 = Target("gfx1201", "AMD", 32, (16, 16, 16),
   a=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)), b=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)),
   c=Frag((2, 8, 16), 2, lanes=(0, 2), elems=(1,)),
   lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=64)
+RDNA4 = replace(RDNA4, fp8=_fp8(RDNA4, RDNA4.mma, RDNA4.a, RDNA4.b, OCP_FP8))
 
 # CDNA MFMA on 64-lane waves, v_mfma_f32_16x16x{16,32}: A and B hold K/4 consecutive k of row (column) lane%16, the k block lane//16;
 # C holds column lane%16, rows 4(lane//16)+e. ds_bpermute addresses all 64 lanes
@@ -341,6 +344,7 @@ def target_for(device:str) -> Target:
   # sm_89 (Ada) and later have mma.sync on 8-bit floats
   fp8 = SM89_FP8 if base is SM80 and int(arch[3:]) >= 89 else base.fp8
   base = replace(base, arch=arch, narrow=base.narrow and replace(base.narrow, arch=arch), fp8=fp8 and replace(fp8, arch=arch))
+  if device.split(":")[0] == "AMD": amd_fp8(device)
   return base.portable() if device.split(":")[0] == "PYTHON" else base
 
 DSMEM_MARK = "fa_uop dynamic shared memory bytes"
@@ -399,6 +403,63 @@ class MinBlocks:
     src = super().render_kernel(function_name, kernel, bufs, uops, prefix)  # type: ignore[misc]
     n = next((getattr(u.arg, "min_blocks", 0) for u in uops if u.op is Ops.SINK), 0)
     return re.sub(r"__launch_bounds__\((\d+)\)", rf"__launch_bounds__(\1, {n})", src, count=1) if n else src
+
+_FP8_MAX, E5M2 = {dtypes.fp8e4m3: 448.0, dtypes.fp8e5m2: 57344.0, dtypes.fp8e4m3fnuz: 240.0, dtypes.fp8e5m2fnuz: 57344.0}, (dtypes.fp8e5m2, dtypes.fp8e5m2fnuz)
+
+def _amd_to_fp8(x:str, dt:DType) -> str:
+  """x (float) rounded to dt by the hardware's conversion, finite values saturated to dt's largest: 240 for e4m3fnuz, 448 for e4m3"""
+  top, cvt = f"{_FP8_MAX[dt]}f", "bf8" if dt in E5M2 else "fp8"
+  return (f"({{float fa_v = {x}; if ((__builtin_bit_cast(unsigned, fa_v) & 0x7F800000u) != 0x7F800000u) fa_v = __builtin_amdgcn_fmed3f(fa_v, {top}, "
+          f"-{top}); (unsigned char)__builtin_amdgcn_cvt_pk_{cvt}_f32(fa_v, fa_v, 0, false);}})")
+
+def _mfma_fnuz(x:UOp) -> UOp|None:
+  """gfx942's fp8 MFMA on fnuz operands: its builtin (the gfx950 one's name) takes each as a long"""
+  if x.src[0].dtype not in FNUZ_FP8: return None
+  return x.replace(src=(x.src[0].bitcast(dtypes.uint64), x.src[1].bitcast(dtypes.uint64), x.src[2]),
+                   arg=(x.arg[0], dict(zip(FNUZ_FP8, OCP_FP8))[x.arg[1]], *x.arg[2:]))
+
+def _wmma_fp8_gfx12(x:UOp) -> UOp|None:
+  """gfx12's fp8 WMMA takes each operand's 8 values as two ints"""
+  return x.replace(src=(x.src[0].bitcast(dtypes.int), x.src[1].bitcast(dtypes.int), x.src[2])) if x.src[0].dtype in OCP_FP8 else None
+
+def _amd_fp8_formats(arch:str) -> tuple[DType, ...]: return FNUZ_FP8 if arch == "gfx942" else OCP_FP8 if arch.startswith("gfx12") else ()
+
+class AmdFp8:
+  """A HIP renderer mixin: the 8-bit floats tinygrad 0.14 renders on gfx950 only, on the other AMD targets with an fp8 MMA: gfx942's
+  fnuz formats (its conversions and v_mfma_f32_16x16x32_fp8 read fnuz bits: the gfx950 builtins, other numbers) and gfx12's OCP
+  ones (v_wmma_f32_16x16x16_fp8_fp8 takes each operand as two ints). Other dtypes and targets render as tinygrad renders them."""
+  def __init__(self, *args, **kwargs):
+    super().__init__(*args, **kwargs)
+    self.fp8_formats()
+  def fp8_formats(self):
+    arch = self.target.arch  # type: ignore[attr-defined]
+    self.fp8 = _amd_fp8_formats(arch)
+    if not self.fp8: return
+    self.type_map = {**self.type_map, **{d: "hip_bf8" if d in E5M2 else "hip_fp8" for d in self.fp8}}  # type: ignore[has-type]
+    self.extra_matcher = PatternMatcher([(UPat(Ops.WMMA, dtypes.float, name="x"), _mfma_fnuz if arch == "gfx942" else _wmma_fp8_gfx12)]) \
+      + self.extra_matcher  # type: ignore[has-type]
+    self.string_rewrite = PatternMatcher([
+      (UPat.cvar("c").cast(self.fp8, name="x"), lambda ctx, x, c: _amd_to_fp8(
+        ctx.nan if math.isnan(c.val) else ctx.infinity if c.val == math.inf else f"-{ctx.infinity}" if c.val == -math.inf else f"{c.val}f", x.dtype)),
+      (UPat(Ops.CAST, self.fp8, (UPat(dtype=dtypes.float),), name="x"), lambda ctx, x: _amd_to_fp8(ctx[x.src[0]], x.dtype)),
+      (UPat(Ops.CAST, dtypes.float, (UPat.var("y", self.fp8),), name="x"), lambda ctx, x, y:
+        f"__builtin_amdgcn_cvt_f32_{'bf8' if y.dtype in E5M2 else 'fp8'}((unsigned int){ctx[y]}, 0)")]) + self.string_rewrite  # type: ignore[has-type]
+  def supported_dtypes(self): return super().supported_dtypes() | set(self.fp8)  # type: ignore[misc]
+  def render_kernel(self, function_name, kernel, bufs, uops, prefix=None) -> str:
+    # tinygrad spells gfx12's 8-bit builtin with one underscore too many (its name table is CDNA's)
+    src = super().render_kernel(function_name, kernel, bufs, uops, prefix)  # type: ignore[misc]
+    return re.sub(r"_16x16x16__(fp8_fp8|bf8_bf8)_w32_gfx12", r"_16x16x16_\1_w32_gfx12", src)
+
+class _AmdRenderer(AmdFp8, HIPRenderer): pass
+class _AmdCCRenderer(AmdFp8, HIPCCRenderer): pass
+
+def amd_fp8(device:str) -> None:
+  """an AMD device's HIP renderer becomes AmdFp8's (its class swapped, as hopper() does; tinygrad's compile workers rebuild it from
+  its class), so that the fp8 kernels fa_uop builds for gfx942 and gfx12 render; tinygrad's LLVM renderer is left as it is"""
+  r = Device[device].renderer
+  if type(r) in (HIPRenderer, HIPCCRenderer) and _amd_fp8_formats(r.target.arch):
+    r.__class__ = _AmdCCRenderer if type(r) is HIPCCRenderer else _AmdRenderer
+    r.fp8_formats()
 
 class _HopperRenderer(MinBlocks, FastMath, DynamicSmem, CUDARenderer):
   """tinygrad's CUDA renderer with nvrtc compiling for sm_90a. A class of its own: tinygrad's compile workers rebuild a renderer

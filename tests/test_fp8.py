@@ -1,6 +1,7 @@
 """8-bit float MMAs as the tile layer issues them (fa_uop.target: each target's fp8 description, for_dtype): S = Q·Kᵀ on fp8 tiles
 copied to LDS, P rounded to fp8 through an LDS tile (its C and A layouts differ), O = P·V with V's rows as B's k. On the emulator:
-sm_89's mma.sync m16n8k32 (e4m3, e5m2), CDNA3's v_mfma_f32_16x16x32 in the fnuz formats and CDNA4's in the OCP ones."""
+sm_89's mma.sync m16n8k32 (e4m3, e5m2), CDNA3's v_mfma_f32_16x16x32 in the fnuz formats, CDNA4's in the OCP ones and RDNA4's
+v_wmma_f32_16x16x16 on e4m3/e5m2."""
 import functools, shutil
 import numpy as np, pytest
 from tinygrad import Tensor, Context, UOp, dtypes
@@ -32,7 +33,7 @@ def sv_sink(q, k, v, s, o, *, target):
   return UOp.group(*stores).end(blk.warp, blk.lane).sink(arg=KernelInfo(name=f"fa_fp8_sv_{n}_d{D}", opts_to_apply=()))
 
 FP8 = [("sm_89", dtypes.fp8e4m3), slow("sm_89", dtypes.fp8e5m2), ("gfx942", dtypes.fp8e4m3fnuz), slow("gfx942", dtypes.fp8e5m2fnuz),
-       ("gfx950", dtypes.fp8e4m3), slow("gfx950", dtypes.fp8e5m2)]
+       ("gfx950", dtypes.fp8e4m3), slow("gfx950", dtypes.fp8e5m2), ("gfx1201", dtypes.fp8e4m3), slow("gfx1201", dtypes.fp8e5m2)]
 
 @pytest.mark.parametrize("arch,dtype", FP8, ids=str)
 def test_fp8_mma_on_the_emulator(rng, arch, dtype):
@@ -42,7 +43,7 @@ def test_fp8_mma_on_the_emulator(rng, arch, dtype):
   D, n = 64, 64
   with Context(DEV=f"PYTHON::{arch}"):
     t = target_for("PYTHON").for_dtype(dtype)
-    assert dtype in t.in_dtypes and t.mma[2] == 32
+    assert dtype in t.in_dtypes and t.mma[2] == (16 if arch == "gfx1201" else 32)
     q, k, v = (Tensor(r.standard_normal(sh).astype(np.float32)).cast(dtype).realize() for sh in ((64, D), (n, D), (n, D)))
     s, o = nans((64, n), dtypes.float32, "PYTHON"), nans((64, D), dtypes.float32, "PYTHON")
     outs = Tensor.custom_kernel(q, k, v, s, o, fxn=functools.partial(sv_sink, target=t))
@@ -55,31 +56,54 @@ def test_fp8_mma_on_the_emulator(rng, arch, dtype):
   assert rel <= (4e-2 if dtype in (dtypes.fp8e4m3, dtypes.fp8e4m3fnuz) else 8e-2), f"O rel RMS {rel:.2e} (seed {seed})"
 
 def test_fp8_where_there_is_no_fp8_mma():
-  """sm_80 and RDNA have no fp8 MMA fa_uop describes (RDNA4 has one, not yet described): a TypeError that says what they take"""
-  for t in (SM80, RDNA3, RDNA4):
+  """sm_80 and RDNA3 have no fp8 MMA: a TypeError that says what they take"""
+  for t in (SM80, RDNA3):
     with pytest.raises(TypeError, match="has no MMA for dtypes.fp8e4m3"): t.for_dtype(dtypes.fp8e4m3)
   assert SM80.for_dtype(dtypes.half) is SM80
 
-@pytest.mark.parametrize("arch", ["sm_89", "gfx950"])
+@pytest.mark.parametrize("arch", ["sm_89", "gfx942", "gfx950", "gfx1201"])
 def test_fp8_mma_builds(arch):
-  """the same kernel through the real compilers, on the fp8 MMA instruction: nvcc's mma.sync m16n8k32 e4m3 (sm_89), clang-22's
-  v_mfma_f32_16x16x32_fp8_fp8 (gfx950). gfx942's fnuz formats are not rendered by tinygrad 0.14's HIP renderer (its supported dtypes
-  drop them), so CDNA3's fp8 MFMA is checked on the emulator only"""
+  """the same kernel through the real compilers, on the fp8 MMA instruction, without scratch on AMD: nvcc's mma.sync m16n8k32 e4m3
+  (sm_89), clang-22's v_mfma_f32_16x16x32_fp8_fp8 (gfx942 in the fnuz formats, gfx950) and v_wmma_f32_16x16x16_fp8_fp8 (gfx1201), P
+  rounded by the hardware's conversion (tinygrad 0.14 renders 8-bit floats for gfx950 only: target.AmdFp8 does the rest)"""
   import re, shutil
-  from fa_uop.compile import render, compile_source, amd_clang
-  from fa_uop.target import SM89_FP8, CDNA4
+  from fa_uop.compile import render, compile_source, amd_clang, resources
+  from fa_uop.target import SM89_FP8, CDNA3, CDNA4
   if not (shutil.which("nvcc") if arch == "sm_89" else amd_clang()): pytest.skip(f"no compiler for {arch}")
-  t, want = {"sm_89": (SM89_FP8, "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32"), "gfx950": (CDNA4.fp8, "v_mfma_f32_16x16x32_fp8_fp8")}[arch]
-  ps = [UOp.placeholder((64, 64), dtypes.fp8e4m3, i) for i in range(3)] + [UOp.placeholder((64, 64), dtypes.float, i) for i in (3, 4)]
+  t, dt, want = {"sm_89": (SM89_FP8, dtypes.fp8e4m3, "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32"),
+                 "gfx942": (CDNA3.fp8, dtypes.fp8e4m3fnuz, "v_mfma_f32_16x16x32_fp8_fp8"), "gfx950": (CDNA4.fp8, dtypes.fp8e4m3, "v_mfma_f32_16x16x32_fp8_fp8"),
+                 "gfx1201": (RDNA4.fp8, dtypes.fp8e4m3, "v_wmma_f32_16x16x16_fp8_fp8")}[arch]
+  ps = [UOp.placeholder((64, 64), dt, i) for i in range(3)] + [UOp.placeholder((64, 64), dtypes.float, i) for i in (3, 4)]
   out = compile_source(render(sv_sink(*ps, target=t), arch), arch)
-  assert want in out and len(re.findall(r"mma\.sync|v_mfma", out)) >= 2 * 64 // 32 * 2, arch
+  assert want in out and len(re.findall(r"mma\.sync|v_mfma|v_wmma", out)) >= 64 // t.mma[2] * 64 // t.mma[1], arch
+  if arch != "sm_89": assert "v_cvt_pk_" in out and resources(out)["scratch"] == 0, arch
+
+def test_amd_device_renders_fp8(monkeypatch):
+  """a real gfx942 or gfx12 device (DEV=AMD) gets AmdFp8's renderer from target_for (its renderer's class swapped, as compile workers
+  rebuild it), which renders the fp8 kernel as the compile checks above do; gfx950's and RDNA3's render as tinygrad renders them"""
+  from tinygrad.helpers import Target as TgTarget
+  from tinygrad.renderer.cstyle import HIPCCRenderer
+  from fa_uop import target as tgt
+  from fa_uop.compile import render, linear
+  for arch, t, dt in (("gfx942", tgt.CDNA3.fp8, dtypes.fp8e4m3fnuz), ("gfx1201", RDNA4.fp8, dtypes.fp8e4m3), ("gfx950", None, None), ("gfx1100", None, None)):
+    dev = type("Dev", (), {"renderer": HIPCCRenderer(TgTarget("AMD", arch=arch))})()
+    monkeypatch.setattr(tgt, "Device", {"AMD": dev})
+    tgt.amd_fp8("AMD")
+    if t is None:
+      assert type(dev.renderer) is HIPCCRenderer
+      continue
+    r = dev.renderer
+    assert type(r) is tgt._AmdCCRenderer and dt in r.supported_dtypes() and dt in type(r)(r.target).supported_dtypes()
+    tgt.amd_fp8("AMD")   # once only
+    sink = sv_sink(*[UOp.placeholder((64, 64), dt, i) for i in range(3)] + [UOp.placeholder((64, 64), dtypes.float, i) for i in (3, 4)], target=t)
+    assert r.render(linear(sink, arch)) == render(sink, arch)
 
 # *** the forward kernel on fp8 inputs ***
 
 # with FA_UOP_SLOW=1 (20-40 s each on the emulator): by default the fp8 MMAs run above on every target, the forward on sm_89 through
 # flash_attention below
 FWD = [slow("sm_89", dtypes.fp8e4m3, 64), slow("gfx942", dtypes.fp8e4m3fnuz, 64), slow("gfx950", dtypes.fp8e4m3, 64), slow("sm_89", dtypes.fp8e5m2, 128),
-       slow("gfx950", dtypes.fp8e5m2, 128), slow("gfx942", dtypes.fp8e5m2fnuz, 32)]
+       slow("gfx950", dtypes.fp8e5m2, 128), slow("gfx942", dtypes.fp8e5m2fnuz, 32), slow("gfx1201", dtypes.fp8e4m3, 64), slow("gfx1201", dtypes.fp8e5m2, 16)]
 
 @pytest.mark.parametrize("arch,dtype,D", FWD, ids=str)
 def test_fp8_forward(rng, arch, dtype, D):
@@ -174,6 +198,26 @@ def test_fp8_forward_builds_for_sm_90a(causal):
   ptx = compile_source(render(flash_vt(UOp.placeholder((2, 2, N, 128), dt, 0), UOp.placeholder((2, 2, 128, 1024), dt, 1), target=SM90A.fp8), "sm_90a"), "sm_90a")
   assert ptx.count("cp.async.cg.shared.global") >= 8 and ptx.count("st.global.v4") >= 8
 
+# fp8 on AMD: gfx942 (fnuz, rendered by target.AmdFp8) at D=128 by default, the rest with FA_UOP_SLOW=1 (test_fp8_mma_builds builds each MMA)
+@pytest.mark.parametrize("arch,D", [("gfx942", 128), slow("gfx1201", 128), slow("gfx950", 128), slow("gfx942", 256), slow("gfx1201", 256)], ids=str)
+def test_fp8_forward_builds_on_amd(arch, D):
+  """the fp8 forward at its default tile through clang-22: every product on the 8-bit MFMA or WMMA (gfx942 in the fnuz formats), P
+  rounded by v_cvt_pk, no LDS race, and no scratch but at RDNA4's D=256, which spills as its 16-bit kernels do at D=128 (issue 32)"""
+  from fa_uop import flash_fwd, default_fwd_config
+  from fa_uop.compile import render, compile_source, amd_clang, resources, lds_hazards, linear
+  from fa_uop.target import CDNA3, CDNA4
+  if not amd_clang(): pytest.skip(f"no compiler for {arch}")
+  t, dt, mma = {"gfx942": (CDNA3, dtypes.fp8e4m3fnuz, "v_mfma_f32_16x16x32_fp8_fp8"), "gfx950": (CDNA4, dtypes.fp8e4m3, "v_mfma_f32_16x16x32_fp8_fp8"),
+                "gfx1201": (RDNA4, dtypes.fp8e4m3, "v_wmma_f32_16x16x16_fp8_fp8")}[arch]
+  N, cfg = 1000, default_fwd_config(t.fp8, D, True)
+  shapes = [((2, 4, N, D), dt), ((2, 2, N, D), dt), ((2, 2, N, D), dt), ((2, 4, N, D), dtypes.bfloat16), ((2, 4, N), dtypes.float)] + [((2, 2), dtypes.float)] * 3
+  sink = flash_fwd(*[UOp.placeholder(sh, d, i) for i, (sh, d) in enumerate(shapes)], target=t, cfg=cfg, causal=True)
+  out = compile_source(render(sink, arch), arch)
+  # per warp and KV step: S's (block_n / N) * (D / K) products and O's (D / N) * (block_n / K), each unrolled
+  assert out.count(mma) >= 2 * cfg.block_n * D // (t.fp8.mma[1] * t.fp8.mma[2]) and "v_cvt_pk_" in out and "v_mfma_f32_16x16x16" not in out
+  assert lds_hazards(linear(sink, arch)) == []
+  assert (resources(out)["scratch"] > 0) == ((arch, D) == ("gfx1201", 256)), resources(out)
+
 # *** through flash_attention ***
 
 @pytest.mark.parametrize("masked", [False, slow(True)], ids=["plain", "mask_mod"])
@@ -224,7 +268,7 @@ def test_bad_fp8_input(no_kernel, arch, over, exc, msg):
 # (10-15 s each)
 KV = [("sm_89", dtypes.fp8e4m3, 16, 2, False), slow("sm_89", dtypes.fp8e4m3, None, 3, True), slow("sm_89", dtypes.fp8e5m2, 32, 1, False),
       slow("gfx950", dtypes.fp8e4m3, 16, 2, False), slow("gfx942", dtypes.fp8e4m3fnuz, None, 2, False),
-      slow("gfx942", dtypes.fp8e5m2fnuz, 16, 3, False)]
+      slow("gfx942", dtypes.fp8e5m2fnuz, 16, 3, False), slow("gfx1201", dtypes.fp8e4m3, 16, 2, True)]
 
 @pytest.mark.parametrize("arch,dtype,page,splits,mods", KV, ids=str)
 def test_fp8_kvcache(rng, poisoned, arch, dtype, page, splits, mods):

@@ -123,22 +123,23 @@ def test_fallbacks(spy, caplog, case):
   said = [rec.getMessage() for rec in caplog.records if reason in rec.getMessage()]
   assert len(said) == 1, f"the reason should be logged once: {[rec.getMessage() for rec in caplog.records]}"
 
-# fp8 through the drop-in on the emulated sm_89, as CASES (E=32: the fp8 MMA's K); the masks with FA_UOP_SLOW=1 (the fp8 forward's
-# mask_mod and score_mod run in test_fp8 too)
+# fp8 through the drop-in on the emulated sm_89, as CASES (E=32: the fp8 MMA's K), and RDNA4 at E=16 (its fp8 WMMA's K); the masks
+# and RDNA4 with FA_UOP_SLOW=1 (the fp8 forward's mask_mod and score_mod run in test_fp8 too)
 FP8_CASES = {
-  "causal-gqa": ((1, 2, 24, 32), (1, 1, 40, 32), None, None, True, True, None),
-  "key-padding-mqa": ((2, 2, 24, 32), (2, 1, 40, 32), (2, 1, 1, 40), "bool", False, False, None),
-  "per-query-bias-scale": ((1, 2, 24, 32), (1, 2, 40, 32), (1, 2, 24, 1), "float", False, False, 0.3),
+  "causal-gqa": ("sm_89", (1, 2, 24, 32), (1, 1, 40, 32), None, None, True, True, None),
+  "key-padding-mqa": ("sm_89", (2, 2, 24, 32), (2, 1, 40, 32), (2, 1, 1, 40), "bool", False, False, None),
+  "per-query-bias-scale": ("sm_89", (1, 2, 24, 32), (1, 2, 40, 32), (1, 2, 24, 1), "float", False, False, 0.3),
+  "rdna4-e16-causal": ("gfx1201", (1, 2, 24, 16), (1, 2, 40, 16), None, None, True, False, None),
 }
 
-@pytest.mark.parametrize("case", ["causal-gqa", slow("key-padding-mqa"), slow("per-query-bias-scale")])
+@pytest.mark.parametrize("case", ["causal-gqa", slow("key-padding-mqa"), slow("per-query-bias-scale"), slow("rdna4-e16-causal")])
 def test_fp8(rng, spy, poisoned, case):
   """e4m3 inputs run fa_uop's fp8 forward (descales 1) and give bfloat16, as flash_attention does, against float64 of the e4m3
   values: relative RMS ≤ 3e-2 (P is rounded to e4m3 for P·V)"""
   r, seed = rng
-  qs, ks, ms, kind, causal, gqa, scale = FP8_CASES[case]
+  arch, qs, ks, ms, kind, causal, gqa, scale = FP8_CASES[case]
   mn, mask = make_case(r, qs, ks, ms, kind)[3:]
-  with Context(DEV="PYTHON::sm_89"):
+  with Context(DEV=f"PYTHON::{arch}"):
     q, k, v = (tensor(r.standard_normal(sh), dtypes.fp8e4m3) for sh in (qs, ks, ks))
     out = fa_uop.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal, enable_gqa=gqa, scale=scale)
     assert spy == ["fa_uop"] and out.shape == q.shape and out.dtype == dtypes.bfloat16, (spy, out.dtype)
