@@ -1,0 +1,16 @@
+# issue 31 on the H100: head dim 256, the forward's configs (the table has no D=256 class: 64x64x4 is the default) and the backward's
+source scripts/device_setup.sh; export DEV=CUDA FA_UOP_TUNE=0
+b() { timeout 120 python3 bench.py 2>&1 | grep -E "^(fa_uop|torch|triton|verify|CUDA)" | sed 's/ GPU / /'; }
+if [ "${PART:-1}" = 1 ]; then
+export D=256
+for shape in "B=4 N=4096" "B=1 N=16384"; do for c in 0 1; do
+  export $shape H=8 CAUSAL=$c
+  echo "== $shape causal=$c default, FA2, cuDNN"; VERIFY=1 MODE=fwd PEERS=torch_flash,torch_cudnn b
+  for cf in 128x64x8 128x32x8 64x32x4 64x64x4t 128x64x8t 64x64x4tr2 128x128x8; do echo "== $cf"; CONFIG=$cf VERIFY=1 MODE=fwd PEERS= b; done
+done; done
+fi
+if [ "${PART:-1}" = 2 ]; then
+export D=256 B=1 N=16384 H=8 CAUSAL=1
+echo "== bwd default, FA2, cuDNN"; VERIFY=1 MODE=bwd PEERS=torch_flash,torch_cudnn b
+for bc in 64x64x8s2,64x64x4 64x32x8s2,64x32x4 64x64x8s2,64x64x4x2 64x64x8s2,128x32x8; do echo "== bwd $bc"; BWD_CONFIG=$bc VERIFY=1 MODE=bwd PEERS= b; done
+fi
