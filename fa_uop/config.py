@@ -112,10 +112,11 @@ def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
 # causal and 64x64x4 in 3 blocks an SM (168 registers) for the document mask (2026-11-24); 64x128x4 at D=64 (2026-11-25, third session).
 # Bulk tensor copies (tma) measured faster at D=128 on long sequences only (+2-4%; slower at D=64 and short ones), and a producer
 # warp filling a ring (warp specialisation) on long causal ones only (+3% over tma at N=16384, -8% at N=4096 non-causal: 2026-11-25,
-# fifth session), so the tuner tries the wgmma configs both ways and 64x64x4 with a producer
+# fifth session), so the tuner tries the wgmma configs both ways and 64x64x4 with a producer; 128x64x8t led D=256's causal N=4096
+# (434 TFLOPS against 64x64x4's 419: docs/journal.md 2026-11-26, twelfth session)
 CANDIDATES = (FwdConfig(64, 32, 4), FwdConfig(64, 64, 4), FwdConfig(128, 32, 8), FwdConfig(128, 64, 8), FwdConfig(64, 16, 4),
               FwdConfig(128, 64, 4), FwdConfig(128, 128, 8), FwdConfig(128, 32, 4), FwdConfig(64, 64, 4, 3), FwdConfig(64, 128, 4),
-              FwdConfig(64, 64, 4, tma=True), FwdConfig(128, 128, 8, tma=True), FwdConfig(64, 128, 4, tma=True),
+              FwdConfig(64, 64, 4, tma=True), FwdConfig(128, 128, 8, tma=True), FwdConfig(64, 128, 4, tma=True), FwdConfig(128, 64, 8, tma=True),
               FwdConfig(64, 64, 4, tma=True, ring=1), FwdConfig(64, 64, 4, tma=True, ring=2))
 
 def candidates(target:Target, d:int) -> list[FwdConfig]:

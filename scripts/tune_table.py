@@ -1,6 +1,7 @@
 """Makes fa_uop/tuned.py, the table of the tuner's picks that the forward uses by default: on a GPU, runs the tuner (every candidate
 config timed) on each shape of a grid and writes the table for this device's target with the commit, the device and the command.
-  DEV=CUDA python3 scripts/tune_table.py [OUT_DIR]   (the grid: the FA2 paper's 12 sweep shapes; GRID=quick: 2 of them)
+  DEV=CUDA python3 scripts/tune_table.py [OUT_DIR]   (the grid: the FA2 paper's 12 sweep shapes and D=256's 6 (B·N = 16k, H·D = 2048);
+  DS=256: those head dims only; GRID=quick: 2 shapes)
 Writes OUT_DIR/tuned.py (copy it over fa_uop/tuned.py, merging other targets' rows) and OUT_DIR/tune_ms.json (every candidate's time)."""
 import json, os, subprocess, sys, tempfile, time
 os.environ["FA_UOP_TUNE"] = "1"
@@ -13,7 +14,8 @@ from fa_uop.config import shape_class
 
 out = sys.argv[1] if len(sys.argv) > 1 else "out"
 os.makedirs(out, exist_ok=True)
-grid = [(16384 // N, 2048 // D, N, D, causal) for D in (64, 128) for causal in (False, True) for N in (1024, 4096, 16384)]
+grid = [(16384 // N, 2048 // D, N, D, causal) for D in map(int, os.environ.get("DS", "64,128,256").split(",")) for causal in (False, True)
+        for N in (1024, 4096, 16384)]
 if os.environ.get("GRID") == "quick": grid = grid[:2]
 target, table = target_for(Device.DEFAULT), {}
 for B, H, N, D, causal in grid:

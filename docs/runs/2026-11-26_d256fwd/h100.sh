@@ -14,3 +14,7 @@ export D=256 B=1 N=16384 H=8 CAUSAL=1
 echo "== bwd default, FA2, cuDNN"; VERIFY=1 MODE=bwd PEERS=torch_flash,torch_cudnn b
 for bc in 64x64x8s2,64x64x4 64x32x8s2,64x32x4 64x64x8s2,64x64x4x2 64x64x8s2,128x32x8; do echo "== bwd $bc"; BWD_CONFIG=$bc VERIFY=1 MODE=bwd PEERS= b; done
 fi
+# PART=3: the tuner's table at D=256 (its 6 shapes, B·N = 16k, H = 8), every candidate timed (128x64x8t now among them)
+if [ "${PART:-1}" = 3 ]; then
+DS=256 timeout 500 python3 scripts/tune_table.py "${OUT:-out}/tune256" 2>&1 | grep -vE "^\s*$" | tail -30
+fi
