@@ -138,7 +138,8 @@ def default_fwd_config(target:Target, d:int, causal:bool=False, nq:int|None=None
   where 64x64x4 did; with wgmma (SM90A, 2026-11-24) 64x64x4 leads at D=128 causal too, and at D=64 64x128x4 (166 registers, 3
   blocks an SM: D=64 N=1024 293 -> 305 TFLOPS, causal N=4096 312 -> 322, causal N=1024 226 -> 220; 2026-11-25, third session); on
   RDNA3 (64 KB of LDS, P through LDS) 64x32x4 fits every head dim."""
-  if nq is not None and nk is not None and (cfg:=tabled(target, d, nq, nk, causal, mods)) is not None: return cfg
+  # the table was measured on 16-bit inputs: fp8's MMA (8-bit wgmma reads Vᵀ in 128-key tiles) takes the fixed defaults below
+  if nq is not None and nk is not None and target.in_dtypes[0].itemsize == 2 and (cfg:=tabled(target, d, nq, nk, causal, mods)) is not None: return cfg
   # 8-bit wgmma reads Vᵀ in tiles of whole 128-byte rows: 128 keys. One warpgroup a block led two (H100, e4m3 N=16384: D=128 749 vs
   # 656 TFLOPS, causal 710 vs 600, D=256 602 vs 578; 64x256x4 635; docs/journal.md 2026-11-26, eleventh session)
   if target.v_keys is not None and d % 128 == 0: return FwdConfig(64, 128, 4)

@@ -16,4 +16,12 @@ TABLE: dict[str, dict[str, str]] = {"sm_90a": {
   "d64_full_q1024_k1024": "64x128x4t",
   "d64_full_q16384_k16384": "64x128x4t",
   "d64_full_q4096_k4096": "64x128x4t",
+  # D=256 (DS=256 scripts/tune_table.py on an H100, the CUDA kernels of a34fcb7 and the candidates of 0969690, 2026-11-26: every
+  # candidate's time in docs/runs/2026-11-26_d256fwd/tune256/tune_ms.json)
+  "d256_causal_q1024_k1024": "64x64x4t",
+  "d256_causal_q16384_k16384": "128x128x8t",
+  "d256_causal_q4096_k4096": "128x128x8t",
+  "d256_full_q1024_k1024": "64x64x4",
+  "d256_full_q16384_k16384": "128x128x8t",
+  "d256_full_q4096_k4096": "128x128x8t",
 }}

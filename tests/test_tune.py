@@ -1,4 +1,4 @@
-import dataclasses, json
+import dataclasses, itertools, json
 import pytest
 from tinygrad import Context, Tensor, dtypes
 import fa_uop.api, fa_uop.tune as tune
@@ -114,3 +114,6 @@ def test_the_default_is_the_tables_nearest_pick(monkeypatch):
   assert at(96, 4096, 4096, False) == default_fwd_config(SM90A, 96, False)                       # no D=96 rows
   from fa_uop import SM80
   assert default_fwd_config(SM80, 128, False, 4096, 4096) == default_fwd_config(SM80, 128)   # no table: the fixed default
+  # fp8 (the same arch; the table measured 16-bit inputs): the fixed default, whose P·V is 8-bit wgmma on Vᵀ, at every length
+  for d, n, causal in itertools.product((128, 256), (1024, 4096, 16384), (False, True)):
+    assert (cfg:=default_fwd_config(SM90A.fp8, d, causal, n, n)) == default_fwd_config(SM90A.fp8, d, causal) and cfg.reads_vt(SM90A.fp8, d)

@@ -18,3 +18,12 @@ fi
 if [ "${PART:-1}" = 3 ]; then
 DS=256 timeout 500 python3 scripts/tune_table.py "${OUT:-out}/tune256" 2>&1 | grep -vE "^\s*$" | tail -30
 fi
+# PART=4: the table's D=256 picks as defaults beside FA2 and cuDNN; fp8 off the table at N=1024; the GPU tests
+if [ "${PART:-1}" = 4 ]; then
+export D=256
+for shape in "B=4 N=4096" "B=1 N=16384"; do for c in 0 1; do
+  export $shape H=8 CAUSAL=$c; echo "== $shape causal=$c default, FA2, cuDNN"; VERIFY=1 MODE=fwd PEERS=torch_flash,torch_cudnn b
+done; done
+echo "== fp8e4m3 D=128 N=1024 non-causal default"; B=16 H=16 N=1024 D=128 CAUSAL=0 DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= b
+DEV=CUDA timeout 300 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_hopper.py tests/test_fp8.py tests/test_jit.py 2>&1 | tail -4
+fi
