@@ -27,3 +27,12 @@ done; done
 echo "== fp8e4m3 D=128 N=1024 non-causal default"; B=16 H=16 N=1024 D=128 CAUSAL=0 DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= b
 DEV=CUDA timeout 300 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_hopper.py tests/test_fp8.py tests/test_jit.py 2>&1 | tail -4
 fi
+# PART=5: where the forward's time goes, by Nsight Compute (if the machine lets it read the counters): fp8 D=128, fp16 D=128, fp16 D=256
+if [ "${PART:-1}" = 5 ]; then
+NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1); echo "ncu: $NCU"
+p() { timeout 200 $NCU --target-processes all -k regex:fa_fwd --launch-skip 3 -c 1 --section SpeedOfLight --section WarpStateStats \
+        --section ComputeWorkloadAnalysis --section Occupancy --section LaunchStats --section SchedulerStats python3 bench.py 2>&1 | grep -vE "^(==PROF==|\s*$)" | tail -90; }
+echo "== fp8e4m3 D=128 N=16384 64x128x4"; B=1 H=16 N=16384 D=128 CAUSAL=0 DTYPE=fp8e4m3 CONFIG=64x128x4 CNT=2 VERIFY=0 MODE=fwd PEERS= p
+echo "== fp16 D=128 N=16384 64x64x4t"; B=1 H=16 N=16384 D=128 CAUSAL=0 CONFIG=64x64x4t CNT=2 VERIFY=0 MODE=fwd PEERS= p
+echo "== fp16 D=256 N=4096 128x128x8t"; B=4 H=8 N=4096 D=256 CAUSAL=0 CONFIG=128x128x8t CNT=2 VERIFY=0 MODE=fwd PEERS= p
+fi
