@@ -100,8 +100,12 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   # loads of a carried index make tinygrad's valid simplification three times slower (a 12 s build of the emulated forward: 35 s)
   carry = plan.listed or (score is None and target.copy16 is not None)
   tix = blk.reg((2,), dtypes.int32)
+  # a scale read at run time (fp8's descales) times log2 e, held in a register: tinygrad reassociates S·(d·c) into (d·S)·c, two
+  # multiplies an element where the exponent's FMA takes one
+  c_reg = blk.reg((1,)) if isinstance(scale, UOp) and score is None else None
   init = UOp.group(acc.store(acc.const_like(0)), row_max.store(row_max.const_like(-math.inf)), row_sum.store(row_sum.const_like(0)),
-                   *([tix[0].store(plan.index(0)), tix[1].store(plan.index(1))] if carry else []))
+                   *([tix[0].store(plan.index(0)), tix[1].store(plan.index(1))] if carry else []),
+                   *([c_reg[0].store(scale * LOG2E)] if c_reg is not None else []))
   raw = (acc, row_max, row_sum, tix)
 
   def kv_step(it:UOp, p0:UOp|int, acc:UOp, row_max:UOp, row_sum:UOp, tix:UOp, masked:bool, after:tuple[UOp, ...], variant:int) -> UOp:
@@ -132,7 +136,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     r, col = tile_coords(blk, mi, ni, e)
     # softmax in base 2: exp(x) = exp2(x·log2 e), with the modification (if any) on the natural-log score. Without one the scale c
     # (> 0) is applied by the exponent's FMA, exp2(S·c - max), the row max taken on S and scaled after: one instruction an element less
-    c = scale * LOG2E if score is None and (isinstance(scale, UOp) or scale > 0) else None
+    c = c_reg.after(init)[0] if c_reg is not None else scale * LOG2E if score is None and scale > 0 else None
     val = s[mi, ni, e] if c is not None else s[mi, ni, e] * (scale * LOG2E) if score is None else \
       score(s[mi, ni, e] * scale, blk.warp * WM + r, n0 + col, not masked) * LOG2E
     if masked:  # only the tiles a mask's edge crosses pay for it
