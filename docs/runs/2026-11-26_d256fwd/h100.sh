@@ -36,15 +36,16 @@ echo "== fp8e4m3 D=128 N=16384 64x128x4"; B=1 H=16 N=16384 D=128 CAUSAL=0 DTYPE=
 echo "== fp16 D=128 N=16384 64x64x4t"; B=1 H=16 N=16384 D=128 CAUSAL=0 CONFIG=64x64x4t CNT=2 VERIFY=0 MODE=fwd PEERS= p
 echo "== fp16 D=256 N=4096 128x128x8t"; B=4 H=8 N=4096 D=256 CAUSAL=0 CONFIG=128x128x8t CNT=2 VERIFY=0 MODE=fwd PEERS= p
 fi
-# PART=6: fp8 with the scale in a register (this commit) beside the commit before (its fa_uop/ unpacked in ./before, not committed),
-# fp16 and the Triton tutorial's fp8 in the same run
+# PART=6: fp8 with the scale in a register (this commit) beside the commit before (its fa_uop/ and bench.py unpacked in ./before, not
+# committed: python puts the script's directory first on the path), fp16 and the Triton tutorial's fp8 in the same run
 if [ "${PART:-1}" = 6 ]; then
+bb() { timeout 120 python3 before/bench.py 2>&1 | grep -E "^(fa_uop|verify|CUDA)" | sed 's/ GPU / /'; }
 export B=1 H=16 N=16384 D=128
 for c in 0 1; do export CAUSAL=$c
-  echo "== fp8e4m3 causal=$c before"; PYTHONPATH=/tmp/site:$PWD/before:$PWD DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= b
+  echo "== fp8e4m3 causal=$c before"; DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= bb
   echo "== fp8e4m3 causal=$c now, Triton fp8"; DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS=triton_fp8 b
   echo "== fp16 causal=$c now"; VERIFY=1 MODE=fwd PEERS= b
 done
-echo "== fp8e4m3 D=256 N=4096 before"; PYTHONPATH=/tmp/site:$PWD/before:$PWD B=4 H=8 N=4096 D=256 CAUSAL=0 DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= b
+echo "== fp8e4m3 D=256 N=4096 before"; B=4 H=8 N=4096 D=256 CAUSAL=0 DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= bb
 echo "== fp8e4m3 D=256 N=4096 now"; B=4 H=8 N=4096 D=256 CAUSAL=0 DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= b
 fi
