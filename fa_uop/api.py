@@ -443,7 +443,8 @@ def flash_attention_with_kvcache(q:Tensor, k_cache:Tensor, v_cache:Tensor, cache
   fp8 cache (one device), as FlashAttention-3's flash_attn_with_kvcache takes it: q, k_cache and v_cache all in one 8-bit float the
   target's MMA takes (e4m3 or e5m2 on sm_89+, gfx950 and RDNA4, their fnuz formats on gfx942; D a multiple of its K: 32, 16 on
   RDNA4), with q_descale, k_descale and v_descale float32 (B, Hkv) Tensors per sequence and KV head (None: 1): the scores are
-  q·kᵀ·scale·q_descale·k_descale, the output P·v·v_descale with P rounded to v's format. write_kvcache fills such a cache from k and v the caller has quantized.
+  q·kᵀ·scale·q_descale·k_descale, the output P·v·v_descale with P rounded to v's format. write_kvcache fills such a cache from k and
+  v the caller has quantized.
   The query heads of a GQA group are packed into one tile, so K and V are read once per KV head. Split-KV: num_splits=0 picks
   the split count from the shape and the GPU's multiprocessor count (fa_uop.config.decode_splits), 1 turns it off, n > 1 forces
   n splits (at most one per KV tile); the splits' partial results are merged by a small combine kernel. The result does not

@@ -9,14 +9,14 @@ from tinygrad.dtype import AddrSpace
 from tinygrad.renderer import Renderer
 from tinygrad.renderer.cstyle import NVCCRenderer
 from tinygrad.uop.ops import Ops
-from fa_uop.target import DynamicSmem, FastMath, MinBlocks, _AmdCCRenderer
+from fa_uop.target import DynamicSmem, FastMath, MinBlocks, AmdCCRenderer
 
 class _HopperNVCCRenderer(MinBlocks, FastMath, DynamicSmem, NVCCRenderer): pass
 
 def renderer(arch:str) -> Renderer:
   # sm_90a renders as sm_90 (tinygrad 0.14's renderer cannot parse the 'a') with the Hopper target's shared memory past 48 KB
   if arch == "sm_90a": return _HopperNVCCRenderer(TgTarget("CUDA", arch="sm_90"))
-  return NVCCRenderer(TgTarget("CUDA", arch=arch)) if arch.startswith("sm_") else _AmdCCRenderer(TgTarget("AMD", arch=arch))
+  return NVCCRenderer(TgTarget("CUDA", arch=arch)) if arch.startswith("sm_") else AmdCCRenderer(TgTarget("AMD", arch=arch))
 
 @functools.lru_cache(maxsize=64)   # render and the hazard check take the same kernel, and the rewrite is most of their time
 def linear(sink:UOp, arch:str) -> list[UOp]:

@@ -450,15 +450,15 @@ class AmdFp8:
     src = super().render_kernel(function_name, kernel, bufs, uops, prefix)  # type: ignore[misc]
     return re.sub(r"_16x16x16__(fp8_fp8|bf8_bf8)_w32_gfx12", r"_16x16x16_\1_w32_gfx12", src)
 
-class _AmdRenderer(AmdFp8, HIPRenderer): pass
-class _AmdCCRenderer(AmdFp8, HIPCCRenderer): pass
+class AmdRenderer(AmdFp8, HIPRenderer): pass
+class AmdCCRenderer(AmdFp8, HIPCCRenderer): pass
 
 def amd_fp8(device:str) -> None:
   """an AMD device's HIP renderer becomes AmdFp8's (its class swapped, as hopper() does; tinygrad's compile workers rebuild it from
   its class), so that the fp8 kernels fa_uop builds for gfx942 and gfx12 render; tinygrad's LLVM renderer is left as it is"""
   r = Device[device].renderer
   if type(r) in (HIPRenderer, HIPCCRenderer) and _amd_fp8_formats(r.target.arch):
-    r.__class__ = _AmdCCRenderer if type(r) is HIPCCRenderer else _AmdRenderer
+    r.__class__ = AmdCCRenderer if type(r) is HIPCCRenderer else AmdRenderer
     r.fp8_formats()
 
 class _HopperRenderer(MinBlocks, FastMath, DynamicSmem, CUDARenderer):

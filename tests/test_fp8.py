@@ -78,6 +78,20 @@ def test_fp8_mma_builds(arch):
   assert want in out and len(re.findall(r"mma\.sync|v_mfma|v_wmma", out)) >= 64 // t.mma[2] * 64 // t.mma[1], arch
   if arch != "sm_89": assert "v_cvt_pk_" in out and resources(out)["scratch"] == 0, arch
 
+def test_amd_fp8_conversions_build():
+  """fp8 to float and back on gfx942 (fnuz) and gfx1201 (OCP) by the hardware's conversions (a C cast of the byte would give its
+  integer value), each format's own instruction"""
+  import re
+  from tinygrad.uop.ops import AxisType
+  from fa_uop.compile import render, compile_source, amd_clang
+  if not amd_clang(): pytest.skip("no clang-22")
+  for arch, dt in (("gfx1201", dtypes.fp8e4m3), ("gfx1201", dtypes.fp8e5m2), ("gfx942", dtypes.fp8e4m3fnuz), ("gfx942", dtypes.fp8e5m2fnuz)):
+    a, b, c = UOp.placeholder((64,), dt, 0), UOp.placeholder((64,), dtypes.float, 1), UOp.placeholder((64,), dt, 2)
+    i = UOp.range(64, 0, AxisType.GLOBAL)
+    sink = UOp.group(b[i].store(a[i].cast(dtypes.float) * 2), c[i].store((a[i].cast(dtypes.float) * 3).cast(dt))).end(i)
+    out, f = compile_source(render(sink.sink(arg=KernelInfo(name="fa_cvt", opts_to_apply=())), arch), arch), "bf8" if "e5m2" in dt.name else "fp8"
+    assert re.search(rf"v_cvt_f32_{f}_", out) and f"v_cvt_pk_{f}_f32" in out, (arch, dt)
+
 def test_amd_device_renders_fp8(monkeypatch):
   """a real gfx942 or gfx12 device (DEV=AMD) gets AmdFp8's renderer from target_for (its renderer's class swapped, as compile workers
   rebuild it), which renders the fp8 kernel as the compile checks above do; gfx950's and RDNA3's render as tinygrad renders them"""
@@ -93,7 +107,7 @@ def test_amd_device_renders_fp8(monkeypatch):
       assert type(dev.renderer) is HIPCCRenderer
       continue
     r = dev.renderer
-    assert type(r) is tgt._AmdCCRenderer and dt in r.supported_dtypes() and dt in type(r)(r.target).supported_dtypes()
+    assert type(r) is tgt.AmdCCRenderer and dt in r.supported_dtypes() and dt in type(r)(r.target).supported_dtypes()
     tgt.amd_fp8("AMD")   # once only
     sink = sv_sink(*[UOp.placeholder((64, 64), dt, i) for i in range(3)] + [UOp.placeholder((64, 64), dtypes.float, i) for i in (3, 4)], target=t)
     assert r.render(linear(sink, arch)) == render(sink, arch)
