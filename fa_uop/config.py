@@ -23,9 +23,8 @@ class FwdConfig:
   def by_wgmma(self, target:Target, d:int) -> bool:
     """whether the forward's products run by wgmma (each warpgroup 64 query rows, LDS tiles in swizzle atoms of 128 bytes a row, Vᵀ's
     too where the target reads it): what bulk copies need"""
-    atom = 128 // target.in_dtypes[0].itemsize
-    return target.warpgroups and self.warps % 4 == 0 and self.block_m == self.warps * target.mma[0] and d % atom == 0 and \
-      self.block_n % 8 == 0 and self.block_n <= 256 and (target.v_keys is None or self.block_n % atom == 0)
+    return target.warpgroups and self.warps % 4 == 0 and self.block_m == self.warps * target.mma[0] and d % target.atom == 0 and \
+      self.block_n % 8 == 0 and self.block_n <= 256 and (target.v_keys is None or self.block_n % target.atom == 0)
   def reads_vt(self, target:Target, d:int) -> bool:
     """whether the forward reads V transposed, its keys in the target's v_keys order (8-bit wgmma: fa_uop.api lays it out)"""
     return target.v_keys is not None and self.by_wgmma(target, d)

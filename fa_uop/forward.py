@@ -48,7 +48,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   wg, vt = cfg.by_wgmma(target, D), cfg.reads_vt(target, D)
   assert vt == (vt_rows is not None) and not (vt and bulk), "Vᵀ where the target's 8-bit wgmma needs it, by copy_tile"
   # prologue: Q and the first K tile in flight together
-  atom = 128 // q.dtype.itemsize if wg else 0
+  atom = target.atom if wg else 0
   q_s, k_s = (smem(blk, rows, D, q.dtype, atom=atom, n=n) for rows, n in ((BM, 1), (BN, max(ring, 1))))
   v_s = smem(blk, D, BN, v.dtype, atom=atom) if vt else smem(blk, BN, D, v.dtype, atom=atom, n=max(ring, 1))
   # where there may be no tile at all (an empty split), the first one's copy reads nothing

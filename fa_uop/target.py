@@ -86,6 +86,10 @@ class Target:
   def portable(self) -> Target:
     return replace(self, shuffle=None, copy16=None, copy_wait=None, store16=None, ldsm=None, ldsm_addr=None, wgmma=None, tma=None,
                    narrow=self.narrow and self.narrow.portable(), fp8=self.fp8 and self.fp8.portable())
+  @property
+  def atom(self) -> int:
+    """the columns of one row of a 128-byte swizzle atom (wgmma's LDS tiles) in the elements this description's MMA takes"""
+    return 128 // self.in_dtypes[0].itemsize
   def key_order(self) -> tuple[int, ...]|None:
     """v_keys as the key stored at each position of a group, or None"""
     if self.v_keys is None: return None
