@@ -55,3 +55,8 @@ export B=1 H=16 N=16384 D=128
 for c in 0 1; do for cf in 64x128x4 64x128x4x3; do echo "== fp8e4m3 causal=$c $cf"; CAUSAL=$c DTYPE=fp8e4m3 CONFIG=$cf VERIFY=1 MODE=fwd PEERS= b; done; done
 for cf in 64x128x4 64x128x4x3; do echo "== fp8e4m3 D=256 N=4096 $cf"; B=4 H=8 N=4096 D=256 CAUSAL=0 DTYPE=fp8e4m3 CONFIG=$cf VERIFY=1 MODE=fwd PEERS= b; done
 fi
+# PART=8: the fp8 forward's SASS with register life ranges. Here: the kernel's PTX (fa_uop.compile.render + compile_source, 64x128x4,
+# D=128, non-causal, at 2ace372) through ptxas -arch=sm_90a -O3 into sass_tmp/fp8.cubin (uncommitted); on the GPU machine:
+if [ "${PART:-1}" = 8 ]; then
+N=$(command -v nvdisasm || ls /usr/local/cuda/bin/nvdisasm); $N -plr -c sass_tmp/fp8.cubin > "${OUT:-out}/fp8_plr.txt"; $N -c sass_tmp/fp8.cubin > "${OUT:-out}/fp8.sass"
+fi
