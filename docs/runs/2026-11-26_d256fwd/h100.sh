@@ -60,3 +60,17 @@ fi
 if [ "${PART:-1}" = 8 ]; then
 N=$(command -v nvdisasm || ls /usr/local/cuda/bin/nvdisasm); $N -plr -c sass_tmp/fp8.cubin > "${OUT:-out}/fp8_plr.txt"; $N -c sass_tmp/fp8.cubin > "${OUT:-out}/fp8.sass"
 fi
+# PART=9: one cp.async commit a wait (this commit) beside the commit before (./before, not committed): fp8 and fp16 forwards by
+# cp.async, the fp16 backward; then the GPU tests
+if [ "${PART:-1}" = 9 ]; then
+bb() { timeout 120 python3 before/bench.py 2>&1 | grep -E "^(fa_uop|verify|CUDA)" | sed 's/ GPU / /'; }
+export B=1 H=16 N=16384 D=128
+for c in 0 1; do export CAUSAL=$c
+  for w in before now; do f=$([ $w = before ] && echo bb || echo b)
+    echo "== fp8e4m3 causal=$c $w"; DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= $f
+    echo "== fp16 64x64x4 causal=$c $w"; CONFIG=64x64x4 VERIFY=1 MODE=fwd PEERS= $f
+    echo "== fp16 bwd causal=$c $w"; VERIFY=1 MODE=bwd PEERS= $f
+  done
+done
+timeout 300 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_hopper.py tests/test_fp8.py tests/test_jit.py 2>&1 | tail -3
+fi
