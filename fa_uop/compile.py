@@ -37,16 +37,15 @@ def _lds(u:UOp) -> list[UOp]:
 
 def _access(u:UOp) -> str|None:
   """how a linearized uop touches LDS: r(ead), w(rite), a(sync write, not yet committed), g (async write committed to a group),
-  C(ommit the async writes so far), W(ait for the committed groups), CW (commit, then wait), B (wait for the bulk copies into the
-  tile it names), or None"""
+  C(ommit the async writes so far), W(ait for the committed groups), B (wait for the bulk copies into the tile it names), or None"""
   if u.op is Ops.LOAD: return "r"
   if u.op is Ops.STORE: return "w"
   if u.op is Ops.CUSTOM and isinstance(u.arg, str):
     if "cp.async.cg" in u.arg: return "g" if "cp.async.commit_group" in u.arg else "a"
     if "cp.async.bulk.tensor" in u.arg: return "g"   # complete on an mbarrier, which the wait names
     if "mbarrier.try_wait" in u.arg: return "B"
-    if "cp.async.wait_group" in u.arg: return "CW" if "cp.async.commit_group" in u.arg else "W"   # a wait that commits first
     if "cp.async.commit_group" in u.arg: return "C"
+    if "cp.async.wait_group" in u.arg: return "W"
     if "ldmatrix" in u.arg or "wgmma.mma_async" in u.arg or "ld.shared" in u.arg: return "r"
   return None
 
@@ -71,9 +70,7 @@ def lds_hazards(lst:list[UOp]) -> list[str]:
         body = walk(i + 1, ends[u], body)
         pend = {b: pend.get(b, set()) | body.get(b, set()) for b in set(pend) | set(body)}
         i = ends[u]
-      elif (kind:=_access(u)) in ("C", "CW"):
-        pend = {b: (v - {"a"}) | ({"g"} if "a" in v else set()) for b, v in pend.items()}
-        if kind == "CW": pend = {b: landed(v) for b, v in pend.items()}
+      elif (kind:=_access(u)) == "C": pend = {b: (v - {"a"}) | ({"g"} if "a" in v else set()) for b, v in pend.items()}
       # a wait turns committed async writes into plain ones: cp.async's covers every tile, an mbarrier's only its own tile's bulk copies
       elif kind in ("W", "B"): pend = {b: landed(v) if kind == "W" or b in _lds(u) else v for b, v in pend.items()}
       elif kind is not None:

@@ -187,8 +187,8 @@ def _amd_bpermute_xor(val:UOp, off:int, lane:UOp) -> UOp:
 
 def _cuda_copy16(dst:UOp, src:UOp, ok:UOp|None, active:UOp|None) -> UOp:
   nbytes = UOp.const(16, dtypes.int) if ok is None else ok.where(UOp.const(16, dtypes.int), UOp.const(0, dtypes.int))
-  # no commit here: the next wait commits every copy issued before it and waits for them all (one commit a wait, not one a piece)
-  asm = ('asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: '
+  # each copy is its own commit group: the waits are for all groups, and a copy never waits on a commit statement nothing uses
+  asm = ('asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\\ncp.async.commit_group;" :: '
          '"r"((unsigned)__cvta_generic_to_shared({0})), "l"({1}), "r"({2}));')
   if active is None: return UOp(Ops.CUSTOM, dtypes.void, (dst, src, nbytes), arg=asm)
   return UOp(Ops.CUSTOM, dtypes.void, (dst, src, nbytes, active), arg="if ({3}) " + asm)
@@ -203,9 +203,8 @@ def _cuda_store16(lds:UOp, dst:UOp, ok:UOp|None) -> UOp:
 # the wait takes an anchor: an LDS index whose buffer hangs AFTER the statements it must follow (rendered, never read). Where wgmma
 # reads the tile next (Hopper) a proxy fence follows: the copies wrote through the generic proxy, wgmma reads through the async one
 def _cuda_wait(anchor:UOp, wgmma_reads:bool=False) -> UOp:
-  if not wgmma_reads: return UOp(Ops.CUSTOM, dtypes.void, (anchor,), arg='asm volatile("cp.async.commit_group;\\ncp.async.wait_group 0;" ::);')
-  return UOp(Ops.CUSTOM, dtypes.void, (anchor,),
-             arg='asm volatile("cp.async.commit_group;\\ncp.async.wait_group 0;\\nfence.proxy.async.shared::cta;" ::: "memory");')
+  if not wgmma_reads: return UOp(Ops.CUSTOM, dtypes.void, (anchor,), arg='asm volatile("cp.async.wait_group 0;" ::);')
+  return UOp(Ops.CUSTOM, dtypes.void, (anchor,), arg='asm volatile("cp.async.wait_group 0;\\nfence.proxy.async.shared::cta;" ::: "memory");')
 
 def _cuda_ldsm(addr:UOp, trans:bool, name:str, dtype:DType) -> list[UOp]:
   """ldmatrix.x4: lane l gives the address of row l%8 of matrix l//8; register j of lane l holds row l//4 (column with .trans),

@@ -66,17 +66,15 @@ def test_no_lds_race_in_any_candidate(arch, portable):
     for cfg in cfgs: assert lds_hazards(linear(fwd_sink(t, D, True, cfg=cfg), arch)) == [], f"{cfg} at D={D}"
 
 def test_hazard_check_finds_async_copies_read_too_early():
-  """async copies that are never committed (a wait that does not commit first), or never waited for, must show as reads before the
-  data lands"""
+  """async copies that are never committed, or never waited for, must show as reads before the data lands"""
   import fa_uop.target as T
   from dataclasses import replace
   from tinygrad.uop.ops import Ops
-  def no_commit(*args, **kw):
-    u = T._cuda_wait(*args, **kw)
-    assert "cp.async.commit_group;\\n" in u.arg
-    return u.replace(arg=u.arg.replace("cp.async.commit_group;\\n", ""))
+  def no_commit(*args):
+    u = T._cuda_copy16(*args)
+    return u.replace(arg=u.arg.replace("\\ncp.async.commit_group;", ""))
   no_wait = lambda anchor, *_: UOp(Ops.CUSTOM, dtypes.void, (anchor,), arg="/* no wait */")
-  for t in (replace(SM80, copy_wait=no_commit), replace(SM80, copy_wait=no_wait)):
+  for t in (replace(SM80, copy16=no_commit), replace(SM80, copy_wait=no_wait)):
     assert any("async copy" in h for h in lds_hazards(linear(fwd_sink(t, 64, True), "sm_90")))
 
 def test_hazard_check_finds_a_missing_barrier(monkeypatch):
