@@ -61,6 +61,13 @@ def test_fp8_where_there_is_no_fp8_mma():
     with pytest.raises(TypeError, match="has no MMA for dtypes.fp8e4m3"): t.for_dtype(dtypes.fp8e4m3)
   assert SM80.for_dtype(dtypes.half) is SM80
 
+# each target's compiled fp8 MMA: the description (fp8's own, or the target that has it), the format built and the instruction it gives
+def fp8_built(arch):
+  from fa_uop.target import SM89_FP8, CDNA3, CDNA4
+  return {"sm_89": (SM89_FP8, dtypes.fp8e4m3, "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32"),
+          "gfx942": (CDNA3, dtypes.fp8e4m3fnuz, "v_mfma_f32_16x16x32_fp8_fp8"), "gfx950": (CDNA4, dtypes.fp8e4m3, "v_mfma_f32_16x16x32_fp8_fp8"),
+          "gfx1201": (RDNA4, dtypes.fp8e4m3, "v_wmma_f32_16x16x16_fp8_fp8")}[arch]
+
 @pytest.mark.parametrize("arch", ["sm_89", "gfx942", "gfx950", "gfx1201"])
 def test_fp8_mma_builds(arch):
   """the same kernel through the real compilers, on the fp8 MMA instruction, without scratch on AMD: nvcc's mma.sync m16n8k32 e4m3
@@ -68,11 +75,9 @@ def test_fp8_mma_builds(arch):
   rounded by the hardware's conversion (tinygrad 0.14 renders 8-bit floats for gfx950 only: target.AmdFp8 does the rest)"""
   import re, shutil
   from fa_uop.compile import render, compile_source, amd_clang, resources
-  from fa_uop.target import SM89_FP8, CDNA3, CDNA4
   if not (shutil.which("nvcc") if arch == "sm_89" else amd_clang()): pytest.skip(f"no compiler for {arch}")
-  t, dt, want = {"sm_89": (SM89_FP8, dtypes.fp8e4m3, "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32"),
-                 "gfx942": (CDNA3.fp8, dtypes.fp8e4m3fnuz, "v_mfma_f32_16x16x32_fp8_fp8"), "gfx950": (CDNA4.fp8, dtypes.fp8e4m3, "v_mfma_f32_16x16x32_fp8_fp8"),
-                 "gfx1201": (RDNA4.fp8, dtypes.fp8e4m3, "v_wmma_f32_16x16x16_fp8_fp8")}[arch]
+  t, dt, want = fp8_built(arch)
+  t = t.for_dtype(dt)
   ps = [UOp.placeholder((64, 64), dt, i) for i in range(3)] + [UOp.placeholder((64, 64), dtypes.float, i) for i in (3, 4)]
   out = compile_source(render(sv_sink(*ps, target=t), arch), arch)
   assert want in out and len(re.findall(r"mma\.sync|v_mfma|v_wmma", out)) >= 64 // t.mma[2] * 64 // t.mma[1], arch
@@ -99,14 +104,15 @@ def test_amd_device_renders_fp8(monkeypatch):
   from tinygrad.renderer.cstyle import HIPCCRenderer
   from fa_uop import target as tgt
   from fa_uop.compile import render, linear
-  for arch, t, dt in (("gfx942", tgt.CDNA3.fp8, dtypes.fp8e4m3fnuz), ("gfx1201", RDNA4.fp8, dtypes.fp8e4m3), ("gfx950", None, None), ("gfx1100", None, None)):
+  for arch in ("gfx942", "gfx1201", "gfx950", "gfx1100"):
     dev = type("Dev", (), {"renderer": HIPCCRenderer(TgTarget("AMD", arch=arch))})()
     monkeypatch.setattr(tgt, "Device", {"AMD": dev})
     tgt.amd_fp8("AMD")
-    if t is None:
+    if arch in ("gfx950", "gfx1100"):
       assert type(dev.renderer) is HIPCCRenderer
       continue
-    r = dev.renderer
+    t, dt, _ = fp8_built(arch)
+    t, r = t.fp8, dev.renderer
     assert type(r) is tgt.AmdCCRenderer and dt in r.supported_dtypes() and dt in type(r)(r.target).supported_dtypes()
     tgt.amd_fp8("AMD")   # once only
     sink = sv_sink(*[UOp.placeholder((64, 64), dt, i) for i in range(3)] + [UOp.placeholder((64, 64), dtypes.float, i) for i in (3, 4)], target=t)
@@ -219,10 +225,8 @@ def test_fp8_forward_builds_on_amd(arch, D):
   rounded by v_cvt_pk, no LDS race, and no scratch but at RDNA4's D=256, which spills as its 16-bit kernels do at D=128 (issue 32)"""
   from fa_uop import flash_fwd, default_fwd_config
   from fa_uop.compile import render, compile_source, amd_clang, resources, lds_hazards, linear
-  from fa_uop.target import CDNA3, CDNA4
   if not amd_clang(): pytest.skip(f"no compiler for {arch}")
-  t, dt, mma = {"gfx942": (CDNA3, dtypes.fp8e4m3fnuz, "v_mfma_f32_16x16x32_fp8_fp8"), "gfx950": (CDNA4, dtypes.fp8e4m3, "v_mfma_f32_16x16x32_fp8_fp8"),
-                "gfx1201": (RDNA4, dtypes.fp8e4m3, "v_wmma_f32_16x16x16_fp8_fp8")}[arch]
+  t, dt, mma = fp8_built(arch)
   N, cfg = 1000, default_fwd_config(t.fp8, D, True)
   shapes = [((2, 4, N, D), dt), ((2, 2, N, D), dt), ((2, 2, N, D), dt), ((2, 4, N, D), dtypes.bfloat16), ((2, 4, N), dtypes.float)] + [((2, 2), dtypes.float)] * 3
   sink = flash_fwd(*[UOp.placeholder(sh, d, i) for i, (sh, d) in enumerate(shapes)], target=t, cfg=cfg, causal=True)
