@@ -19,6 +19,8 @@ class FwdConfig:
   # with tma: warp specialisation, a producer warp issuing the copies into a ring of this many K and V slots (0: the consumers issue
   # them, one K and one V tile)
   ring: int = 0
+  # with a ring: FlashAttention-3's intra-warpgroup overlap, the softmax of S_p run while P_{p-1}·V_{p-1} is in the tensor cores
+  overlap: bool = False
   split: ClassVar[int] = 1   # the backward's dK/dV warps along the head dim (BwdConfig)
   def by_wgmma(self, target:Target, d:int) -> bool:
     """whether the forward's products run by wgmma (each warpgroup 64 query rows, LDS tiles in swizzle atoms of 128 bytes a row, Vᵀ's
@@ -55,15 +57,16 @@ class FwdConfig:
                                                                                     "TMA and wgmma products (warpgroups of 64 rows, D a multiple of 64)")
     if self.ring and (not self.tma or not 1 <= self.ring <= 4):
       raise ValueError(f"{self}: a producer warp's ring (1 to 4 slots) fills by bulk tensor copies (tma)")
+    if self.overlap and not self.ring: raise ValueError(f"{self}: the softmax under P·V (overlap) reads V from a producer's ring")
     return target
   def __str__(self) -> str:
     return f"{self.block_m}x{self.block_n}x{self.warps}" + (f"x{self.blocks}" if self.blocks else "") + ("t" if self.tma else "") + \
-      (f"r{self.ring}" if self.ring else "") + (f"s{self.split}" if self.split > 1 else "")
+      (f"r{self.ring}" if self.ring else "") + ("o" if self.overlap else "") + (f"s{self.split}" if self.split > 1 else "")
   @staticmethod
   def parse(s:str) -> FwdConfig:
-    """the config str() names, e.g. 64x64x4, 64x64x4x3, 64x64x4t, 64x64x4tr2"""
-    s, _, ring = s.partition("r")
-    return FwdConfig(*map(int, s.removesuffix("t").split("x")), tma=s.endswith("t"), ring=int(ring or 0))  # type: ignore[arg-type]
+    """the config str() names, e.g. 64x64x4, 64x64x4x3, 64x64x4t, 64x64x4tr2, 64x64x4tr2o"""
+    if not (m:=re.fullmatch(r"(\d+)x(\d+)x(\d+)(?:x(\d+))?(t?)(?:r(\d+))?(o?)", s)): raise ValueError(f"not a forward config: {s!r}")
+    return FwdConfig(*(int(x or 0) for x in m.group(1, 2, 3, 4)), tma=bool(m[5]), ring=int(m[6] or 0), overlap=bool(m[7]))
 
 @dataclass(frozen=True)
 class BwdConfig:

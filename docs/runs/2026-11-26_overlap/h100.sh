@@ -1,0 +1,17 @@
+# issue 31/33 on the H100: FlashAttention-3's intra-warpgroup overlap (config suffix o: the softmax of S_p under P_{p-1}·V_{p-1}, on a
+# producer's ring) beside the same configs without it and the defaults, every row verified against float32
+source scripts/device_setup.sh; export DEV=CUDA FA_UOP_TUNE=0
+b() { timeout 120 python3 bench.py 2>&1 | grep -E "^(fa_uop|torch|triton|verify|CUDA)" | sed 's/ GPU / /'; }
+if [ "${PART:-1}" = 1 ]; then
+timeout 240 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_hopper.py -k "warp_specialised_forward_on_hopper" 2>&1 | tail -4
+export D=128 B=1 H=16 N=16384
+for c in 0 1; do export CAUSAL=$c
+  echo "== D=128 N=16384 causal=$c default, cuDNN"; VERIFY=1 MODE=fwd PEERS=torch_cudnn b
+  for cf in 64x64x4tr2 64x64x4tr2o 64x64x4tr1o 64x128x4tr2 64x128x4tr2o 128x64x8tr2o; do echo "== $cf"; CONFIG=$cf VERIFY=1 MODE=fwd PEERS= b; done
+done
+export D=256 B=4 H=8 N=4096
+for c in 0 1; do export CAUSAL=$c
+  echo "== D=256 N=4096 causal=$c default, cuDNN"; VERIFY=1 MODE=fwd PEERS=torch_cudnn b
+  for cf in 64x64x4tr2 64x64x4tr2o 128x64x8tr2o; do echo "== $cf"; CONFIG=$cf VERIFY=1 MODE=fwd PEERS= b; done
+done
+fi
