@@ -11,7 +11,7 @@ from fa_uop.config import FwdConfig
 from fa_uop.mods import Mods, TilePlan
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
-from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, store_tile, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, release, leave,
+from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, store_tile, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, release, leave, registers,
                           frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, wgmma_issue, wgmma_wait, a_operand, a_from_acc,
                           lane_reduce, rows_at)
 
@@ -71,11 +71,13 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     # the producer warp steps through every position the consumers will (the phantom trip's tile: past the keys, zeros), copying K_p
     # and V_p into slot p % ring once the consumers have released the tiles there before; then it leaves. The consumers skip its loop
     pp = blk.range(blk.producing.where(n_run + plan.n_free, 0))
-    slot, prev = pp % ring, bars
+    # the producer's registers handed to the consumers (where the launch leaves them fewer than they take)
+    slot, prev = pp % ring, bars if (dec:=registers(blk, True, cfg.blocks, bars)) is None else bars.after(dec)
     for j, t in enumerate((k_s, v_s)):
       free = wait_bulk(blk, t.nth(slot).after(prev), bars.index(empty(j, slot)), (pp // ring + 1) % 2, sync=False, when=pp >= ring)
       prev = kv_copy(j, free, n0_of(pp), pp < total if phantom else None, full(j, slot))
     first_k = leave(blk, blk.producing, bars, prev.end(pp))
+    first_k = first_k if (inc:=registers(blk, False, cfg.blocks, bars, first_k)) is None else inc
     q_s = q_s.after(first_k)   # Q's copy walks the consumers' threads only: the producer has left
   elif bulk is not None:   # barriers for K and V; a tile's phase is its position's parity (each barrier completes once a trip)
     bars = mbarriers(blk, (1, 1), bulk[:2], (kg.index(0), vg.index(0)))

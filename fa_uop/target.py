@@ -117,13 +117,17 @@ class TMA:
   first (where first: a tile's first box) tells the barrier to expect nbytes (the tile's boxes together) and arrives; wait(bar, parity, anchor, when): the threads where `when` wait for the barrier's phase of that
   parity to complete; arrive(bar, when): the threads where `when` arrive on the barrier; leave(anchor, when): those threads exit (a
   producer warp done issuing copies; anchor, as wait's, only orders it); point(tmap, src): a kernel's statement that points the tensor
-  map at tmap (written as a template before, in program order) to the global buffer src."""
+  map at tmap (written as a template before, in program order) to the global buffer src. A producer is a warpgroup, the unit registers
+  are handed over in: split(consumers, blocks) gives the registers a thread of the producer and of the consumers (that many threads)
+  keep with that many blocks an SM (None: none handed over), and regs(n, when, anchor) the statement by which the warpgroups where `when` take n each."""
   init: Callable[..., UOp]
   copy: Callable[..., UOp]
   wait: Callable[[UOp, UOp, UOp, UOp], UOp]
   arrive: Callable[[UOp, UOp], UOp]
   leave: Callable[[UOp, UOp], UOp]
   point: Callable[[UOp, UOp], UOp]
+  split: Callable[[int, int], tuple[int, int]|None]
+  regs: Callable[[int, UOp, UOp], UOp]
 
 def _cuda_tma_init(bar:UOp, counts:tuple[int, ...], elect:UOp, sync:UOp, tmaps:tuple[UOp, ...], srcs:tuple[UOp, ...]=()) -> UOp:
   # the tensor maps were written by another kernel through the generic proxy, and the copies may hold an older one in their descriptor
@@ -141,6 +145,15 @@ def _cuda_tma_arrive(bar:UOp, when:UOp) -> UOp:
              '"r"((unsigned)__cvta_generic_to_shared({0})) : "memory");')
 
 def _cuda_leave(anchor:UOp, when:UOp) -> UOp: return UOp(Ops.CUSTOM, dtypes.void, (anchor, when), arg="if ({1}) return;")
+
+# setmaxnreg: 24 to 256 registers a thread, in steps of 8, from a pool of 64K an SM. The producer keeps 24 (FlashAttention-3's), the
+# consumers share the rest of their blocks' part, up to 240; none is handed over where the launch gives them that many already
+def _hopper_split(consumers:int, blocks:int) -> tuple[int, int]|None:
+  part = 65536 // max(blocks, 1)
+  n = min(240, (part - 128 * 24) // consumers // 8 * 8)
+  return None if part // (consumers + 128) // 8 * 8 >= n else (24, n)
+def _cuda_setmaxnreg(n:int, when:UOp, anchor:UOp) -> UOp:
+  return UOp(Ops.CUSTOM, dtypes.void, (anchor, when), arg=f'if ({{1}}) asm volatile("setmaxnreg.{"inc" if n > 24 else "dec"}.sync.aligned.u32 {n};");')
 
 def _cuda_tma_point(tmap:UOp, src:UOp) -> UOp:
   # a constant of src's type rides along unused, for its header (see _cuda_wgmma)
@@ -322,7 +335,8 @@ HOPPER_LDS, STATIC_LDS = 232448, 49152
 # and wgmma on e4m3/e5m2 (m64nNk32, A's registers in mma.sync m16n8k32's layout), Vᵀ's keys in groups of 16 ordered so that the
 # key at position 4q+2j+e is 8j+2q+e: lane q of a row holds P's columns 2q, 2q+1, 2q+8, 2q+9 (C), A wants 4q..4q+3
 SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, wgmma=_cuda_wgmma, wgmma_wait=_cuda_wgmma_wait, warpgroups=True, multiprocessors=132,
-                min_blocks=True, tma=TMA(_cuda_tma_init, _cuda_tma_copy, _cuda_tma_wait, _cuda_tma_arrive, _cuda_leave, _cuda_tma_point),
+                min_blocks=True, tma=TMA(_cuda_tma_init, _cuda_tma_copy, _cuda_tma_wait, _cuda_tma_arrive, _cuda_leave, _cuda_tma_point,
+                        _hopper_split, _cuda_setmaxnreg),
                 fp8=replace(SM89_FP8, arch="sm_90a", lds_bytes=HOPPER_LDS, multiprocessors=132, min_blocks=True, wgmma=_cuda_wgmma,
                             wgmma_wait=_cuda_wgmma_wait, warpgroups=True, v_keys=((2, 4, 2), (1, 0, 2))))
 

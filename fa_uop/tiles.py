@@ -13,8 +13,8 @@ from fa_uop.target import Target
 @dataclass
 class Block:
   """One thread block: its target, warps and lanes, and the counters that keep range, buffer and name ids unique in a kernel. With a
-  producer (warp specialisation) one more warp follows the `warps` (the consumers, whose threads `threads` counts): it issues the bulk
-  copies and leaves (fa_uop.forward.attend), and every other tile function runs on the consumers only."""
+  producer (warp specialisation) a warpgroup follows the `warps` (the consumers, whose threads `threads` counts): its first thread issues
+  the bulk copies, then it leaves (fa_uop.forward.attend), and every other tile function runs on the consumers only."""
   target: Target
   warps: int
   producer: bool = False
@@ -22,12 +22,12 @@ class Block:
   slots: Iterator[int] = field(default_factory=itertools.count)
   def __post_init__(self):
     assert self.warps & (self.warps - 1) == 0, f"warps={self.warps} must be a power of two"
-    self.warp = UOp.range(self.warps + self.producer, next(self.ids), AxisType.LOCAL)
+    self.warp = UOp.range(self.warps + 4 * self.producer, next(self.ids), AxisType.LOCAL)
     self.lane = UOp.range(self.target.warp, -1, AxisType.WARP)
     self.tid = self.warp * self.target.warp + self.lane
     self.threads = self.warps * self.target.warp
-    # the producer warp's threads (None: no producer), and the thread that issues bulk copies: the producer's first, else thread 0
-    self.producing = self.warp.eq(self.warps) if self.producer else None
+    # the producer's threads (None: no producer), and the thread that issues bulk copies: the producer's first, else thread 0
+    self.producing = (self.warp >= self.warps) if self.producer else None
     self.leader = self.tid.eq(self.threads if self.producer else 0)
   def range(self, n:int|UOp, kind=AxisType.LOOP) -> UOp: return UOp.range(n, next(self.ids), kind)
   def lds(self, shape:tuple[int, ...], dtype:DType) -> UOp:
@@ -180,6 +180,14 @@ def release(blk:Block, bars:UOp, i:UOp|int, *deps:UOp, when:UOp|None=None) -> UO
   """every consumer thread arrives on mbarrier i of bars (counting blk.threads arrivals) once deps (its reads of a ring's slot) are
   done: the producer may copy into that slot again. Only where `when` (None: always)"""
   return _statement(blk, lambda live: blk.target.tma.arrive(bars.after(*deps).index(i), all_of(live, when)))
+
+def registers(blk:Block, producer:bool, blocks:int, buf:UOp, *deps:UOp) -> UOp|None:
+  """the statement by which the producer gives up registers (producer) or the consumers take them, once deps are done (buf, an LDS
+  buffer, only carries the order), `blocks` blocks an SM: the consumers' waits until the producer's has run. None where the target
+  hands none over"""
+  if (split:=blk.target.tma.split(blk.threads, blocks)) is None: return None
+  n = split[0 if producer else 1]
+  return _statement(blk, lambda live: blk.target.tma.regs(n, all_of(live, blk.producing if producer else blk.warp < blk.warps), buf.after(*deps).index(0)))
 
 def leave(blk:Block, when:UOp, buf:UOp, *deps:UOp) -> UOp:
   """the threads where `when` exit once deps are done (a producer warp that has issued its copies: buf, an LDS buffer, only carries

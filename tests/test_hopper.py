@@ -341,7 +341,7 @@ def test_warp_specialised_configs_checked():
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("c,D", [("64x64x4tr1", 128), ("64x64x4tr2", 128), ("128x128x8tr2", 128), ("64x128x4tr2", 64), ("64x64x4tr2o", 128),
-                                 ("64x128x4tr1o", 64), ("128x64x8tr2o", 128), ("64x64x4tr2o", 256)], ids=str)
+                                 ("64x128x4tr1o", 64), ("128x64x8tr2o", 128), ("128x64x8tr2o", 256), ("64x64x4x2tr2o", 128)], ids=str)
 def test_warp_specialised_forward_on_hopper(c, D):
   """on an H100 or H200: the warp-specialised forward (a producer warp filling a ring by bulk copies) against float64, causal and not,
   GQA with tails on both sides; and a mask under which whole query blocks see no key (their one phantom tile: the producer's copy past

@@ -15,3 +15,18 @@ for c in 0 1; do export CAUSAL=$c
   for cf in 64x64x4tr2 64x64x4tr2o 128x64x8tr2o; do echo "== $cf"; CONFIG=$cf VERIFY=1 MODE=fwd PEERS= b; done
 done
 fi
+# PART=2: the producer a warpgroup handing its registers to the consumers (setmaxnreg: 24 / up to 240), two consumer warpgroups with
+# the overlap; the GPU tests of the warp-specialised forward first
+if [ "${PART:-1}" = 2 ]; then
+timeout 240 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_hopper.py -k "warp_specialised_forward_on_hopper" 2>&1 | tail -4
+export D=128 B=1 H=16 N=16384
+for c in 0 1; do export CAUSAL=$c
+  echo "== D=128 N=16384 causal=$c default, cuDNN"; VERIFY=1 MODE=fwd PEERS=torch_cudnn b
+  for cf in 128x64x8tr2o 128x128x8tr2o 128x128x8tr2 128x64x8tr2 64x64x4x2tr2o 64x128x4x2tr1o; do echo "== $cf"; CONFIG=$cf VERIFY=1 MODE=fwd PEERS= b; done
+done
+export D=256 B=4 H=8 N=4096
+for c in 0 1; do export CAUSAL=$c
+  echo "== D=256 N=4096 causal=$c default, cuDNN"; VERIFY=1 MODE=fwd PEERS=torch_cudnn b
+  for cf in 128x64x8tr2o 128x64x8tr2 128x128x8tr1o; do echo "== $cf"; CONFIG=$cf VERIFY=1 MODE=fwd PEERS= b; done
+done
+fi
