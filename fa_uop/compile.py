@@ -54,7 +54,7 @@ def lds_hazards(lst:list[UOp]) -> list[str]:
   write to it (RAW), or a write after a read (WAR); async copies count as written only once a wait covers them, and a read
   before that is a hazard barrier or not; so is a read of LDS nothing wrote before. Loop bodies are walked twice so hazards across iterations show, and a loop may run
   zero times. The emulator runs a block in lockstep and cannot see these races; this finds them statically. It reads one program for
-  every thread: a warp-specialised kernel (a producer warp, slots released on mbarriers) is outside it, and compute-sanitizer's racecheck
+  every thread: a warp-specialised kernel (a producer warpgroup, slots released on mbarriers) is outside it, and compute-sanitizer's racecheck
   checks those on the GPU (scripts/sanitize.sh)."""
   out: list[str] = []
   written: set[UOp] = set()

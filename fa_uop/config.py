@@ -16,11 +16,9 @@ class FwdConfig:
   blocks: int = 0
   # K and V by the target's bulk tensor copies (Hopper's TMA, one thread issuing a tile) where wgmma runs the products; on one device
   tma: bool = False
-  # with tma: warp specialisation, a producer warp issuing the copies into a ring of this many K and V slots (0: the consumers issue
+  # with tma: warp specialisation, a producer warpgroup issuing the copies into a ring of this many K and V slots (0: the consumers issue
   # them, one K and one V tile)
   ring: int = 0
-  # with a ring: FlashAttention-3's intra-warpgroup overlap, the softmax of S_p run while P_{p-1}·V_{p-1} is in the tensor cores
-  overlap: bool = False
   split: ClassVar[int] = 1   # the backward's dK/dV warps along the head dim (BwdConfig)
   def by_wgmma(self, target:Target, d:int) -> bool:
     """whether the forward's products run by wgmma (each warpgroup 64 query rows, LDS tiles in swizzle atoms of 128 bytes a row, Vᵀ's
@@ -56,17 +54,16 @@ class FwdConfig:
     if self.tma and (target.tma is None or not self.by_wgmma(target, d)): raise ValueError(f"{self}: bulk tensor copies need {target.arch}'s "
                                                                                     "TMA and wgmma products (warpgroups of 64 rows, D a multiple of 64)")
     if self.ring and (not self.tma or not 1 <= self.ring <= 4):
-      raise ValueError(f"{self}: a producer warp's ring (1 to 4 slots) fills by bulk tensor copies (tma)")
-    if self.overlap and not self.ring: raise ValueError(f"{self}: the softmax under P·V (overlap) reads V from a producer's ring")
+      raise ValueError(f"{self}: a producer's ring (1 to 4 slots) fills by bulk tensor copies (tma)")
     return target
   def __str__(self) -> str:
     return f"{self.block_m}x{self.block_n}x{self.warps}" + (f"x{self.blocks}" if self.blocks else "") + ("t" if self.tma else "") + \
-      (f"r{self.ring}" if self.ring else "") + ("o" if self.overlap else "") + (f"s{self.split}" if self.split > 1 else "")
+      (f"r{self.ring}" if self.ring else "") + (f"s{self.split}" if self.split > 1 else "")
   @staticmethod
   def parse(s:str) -> FwdConfig:
-    """the config str() names, e.g. 64x64x4, 64x64x4x3, 64x64x4t, 64x64x4tr2, 64x64x4tr2o"""
-    if not (m:=re.fullmatch(r"(\d+)x(\d+)x(\d+)(?:x(\d+))?(t?)(?:r(\d+))?(o?)", s)): raise ValueError(f"not a forward config: {s!r}")
-    return FwdConfig(*(int(x or 0) for x in m.group(1, 2, 3, 4)), tma=bool(m[5]), ring=int(m[6] or 0), overlap=bool(m[7]))
+    """the config str() names, e.g. 64x64x4, 64x64x4x3, 64x64x4t, 64x64x4tr2"""
+    s, _, ring = s.partition("r")
+    return FwdConfig(*map(int, s.removesuffix("t").split("x")), tma=s.endswith("t"), ring=int(ring or 0))  # type: ignore[arg-type]
 
 @dataclass(frozen=True)
 class BwdConfig:
@@ -80,7 +77,6 @@ class BwdConfig:
   split: int = 1
   tma: ClassVar[bool] = False   # the backward's copies are the target's async copies, issued by its own warps
   ring: ClassVar[int] = 0
-  overlap: ClassVar[bool] = False
   def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
     # P and dS through LDS, per KV stage: shared tiles with split; else where the C and A layouts differ (a_operand's tiles)
     ds_tiles = 2 * self.block_m * self.block_n if self.split > 1 else 0 if target.mma_device == "CUDA" else 4 * self.block_m * self.block_n
@@ -116,11 +112,14 @@ def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
 # Bulk tensor copies (tma) measured faster at D=128 on long sequences only (+2-4%; slower at D=64 and short ones), and a producer
 # warp filling a ring (warp specialisation) on long causal ones only (+3% over tma at N=16384, -8% at N=4096 non-causal: 2026-11-25,
 # fifth session), so the tuner tries the wgmma configs both ways and 64x64x4 with a producer; 128x64x8t led D=256's causal N=4096
-# (434 TFLOPS against 64x64x4's 419: docs/journal.md 2026-11-26, twelfth session)
+# (434 TFLOPS against 64x64x4's 419: docs/journal.md 2026-11-26, twelfth session). With the producer a warpgroup that hands its
+# registers to two consumer warpgroups (setmaxnreg), 128x128x8tr2 led D=128 N=16384 (633 TFLOPS non-causal, 604 causal, against the
+# table's 580 / 543) and 128x64x8tr2 D=256 N=4096 (619 / 497 against 570 / 477: thirteenth session)
 CANDIDATES = (FwdConfig(64, 32, 4), FwdConfig(64, 64, 4), FwdConfig(128, 32, 8), FwdConfig(128, 64, 8), FwdConfig(64, 16, 4),
               FwdConfig(128, 64, 4), FwdConfig(128, 128, 8), FwdConfig(128, 32, 4), FwdConfig(64, 64, 4, 3), FwdConfig(64, 128, 4),
               FwdConfig(64, 64, 4, tma=True), FwdConfig(128, 128, 8, tma=True), FwdConfig(64, 128, 4, tma=True), FwdConfig(128, 64, 8, tma=True),
-              FwdConfig(64, 64, 4, tma=True, ring=1), FwdConfig(64, 64, 4, tma=True, ring=2))
+              FwdConfig(64, 64, 4, tma=True, ring=1), FwdConfig(64, 64, 4, tma=True, ring=2), FwdConfig(128, 128, 8, tma=True, ring=2),
+              FwdConfig(128, 64, 8, tma=True, ring=2), FwdConfig(128, 128, 8, tma=True, ring=1))
 
 def candidates(target:Target, d:int) -> list[FwdConfig]:
   def ok(c:FwdConfig) -> bool:

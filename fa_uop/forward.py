@@ -11,9 +11,8 @@ from fa_uop.config import FwdConfig
 from fa_uop.mods import Mods, TilePlan
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
-from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, store_tile, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, release, leave, registers,
-                          frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, wgmma_issue, wgmma_wait, a_operand, a_from_acc,
-                          lane_reduce, rows_at)
+from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, store_tile, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, release, leave,
+                          registers, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, a_operand, a_from_acc, lane_reduce, rows_at)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
 
@@ -29,7 +28,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   in a masked tile a block row sees a key where keep(row, key). Returns the output accumulator, row max (log2 domain), the
   full row sums and Q's LDS tile, free once the loop is done (store_rows stages the output through it).
   bulk: (pointers to K's tensor map and V's, the plane): K and V come by the target's bulk tensor copies (Hopper's TMA; key n0 of the
-  tile at row n0 of that plane, the keys dense in k and v), not by copy_tile. ring (with bulk, on a block with a producer warp): warp
+  tile at row n0 of that plane, the keys dense in k and v), not by copy_tile. ring (with bulk, on a block with a producer): warp
   specialisation, the producer issuing every tile into a ring of that many K and V slots ahead of the consumers, who release each
   slot on an mbarrier once read; else the consumers issue K_{p+1} and V_p themselves.
   vt_rows (where cfg.reads_vt): v is Vᵀ, its keys in the target's v_keys order and padded with zeros to whole tiles; vt_rows(n0)(d)
@@ -60,7 +59,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   phantom = (plan.total if isinstance(plan.total, int) else plan.total.vmin) < 1
   n_run = (1 if isinstance(plan.n_masked, int) else plan.n_masked.maximum(1)) if phantom else plan.n_masked
   assert bulk is None or (wg and run is None), "bulk copies land in wgmma's swizzle atoms, from dense rows"
-  assert not ring or (bulk is not None and blk.producer), "a ring is filled by a producer warp's bulk copies"
+  assert not ring or (bulk is not None and blk.producer), "a ring is filled by a producer's bulk copies"
   # bulk copy of tile j (0: K, 1: V) from key n0 into dst, counted on barrier i, where ok (None: always; else past the keys, where a box
   # arrives as zeros: a tile waited for with no rows); issued only where `when`
   kv_copy = lambda j, dst, n0, ok, i, when=None: bulk_copy_tile(blk, dst, bulk[j], n0 if ok is None else ok.where(n0, nk), bulk[2], bars.index(i), when)
@@ -68,7 +67,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     # barriers: K's and V's slots full (the producer's copies landed), then empty (every consumer thread done reading them)
     bars = mbarriers(blk, (1,) * 2 * ring + (blk.threads,) * 2 * ring, bulk[:2], (kg.index(0), vg.index(0)))
     full, empty = (lambda j, slot: j * ring + slot), (lambda j, slot: (2 + j) * ring + slot)
-    # the producer warp steps through every position the consumers will (the phantom trip's tile: past the keys, zeros), copying K_p
+    # the producer steps through every position the consumers will (the phantom trip's tile: past the keys, zeros), copying K_p
     # and V_p into slot p % ring once the consumers have released the tiles there before; then it leaves. The consumers skip its loop
     pp = blk.range(blk.producing.where(n_run + plan.n_free, 0))
     # the producer's registers handed to the consumers (where the launch leaves them fewer than they take)
@@ -110,16 +109,8 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
                    *([tix[0].store(plan.index(0)), tix[1].store(plan.index(1))] if carry else []),
                    *([c_reg[0].store(scale * LOG2E)] if c_reg is not None else []))
   raw = (acc, row_max, row_sum, tix)
-  # FlashAttention-3's intra-warpgroup overlap (cfg.overlap, on a ring): step p issues S_p, then O += P_{p-1}·V_{p-1}, and runs S_p's
-  # softmax while that product is in the tensor cores; P_{p-1} (in v's dtype) and the rescale it waits for are carried from step to step
-  ov = ring > 0 and cfg.overlap
-  if ov:
-    p_reg, alpha_reg = acc_tile(blk, WM // M, BN // N, v.dtype), blk.reg((nrows,))
-    init = UOp.group(init, p_reg.store(p_reg.const_like(0)), alpha_reg.store(alpha_reg.const_like(1)))
-    raw = (*raw, p_reg, alpha_reg)
-  rescale = lambda acc, alpha: (a_rows:=rows_view(blk, acc)).store(a_rows * alpha.reshape(nrows, 1).expand(a_rows.shape))
 
-  def kv_step(it:UOp, p0:UOp|int, acc:UOp, row_max:UOp, row_sum:UOp, tix:UOp, *carried:UOp, masked:bool, after:tuple[UOp, ...], variant:int) -> UOp:
+  def kv_step(it:UOp, p0:UOp|int, acc:UOp, row_max:UOp, row_sum:UOp, tix:UOp, masked:bool, after:tuple[UOp, ...], variant:int) -> UOp:
     """one KV tile: K_p was copied by the step before (or the prologue); V_p is copied while S = Q·Kᵀ runs, and K_{p+1} while P·V
     runs. Returns the END of the loop."""
     acc, row_max, row_sum, tx = acc.after(it), row_max.after(it), row_sum.after(it), tix.after(it)  # the carried state, read anew each iteration
@@ -139,17 +130,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
                   variant=variant, run=run)
     # S = Q·Kᵀ, scaled into the log2 domain; V's copy is issued first so it overlaps this
     s = acc_tile(blk, WM // M, BN // N)
-    if ov:
-      p_prev, al = (x.after(it) for x in carried)
-      s_f = wgmma_issue(blk, s, q_s, kt)   # S_p, in flight
-      # O (no product in flight: the step before waited for its P·V) rescaled by that step's alpha, then O += P_{p-1}·V_{p-1} (none
-      # at the first step) left in flight; S_p waited for alone
-      acc = acc.after(rescale(acc.after(s_f.done), al))
-      had, ps = p > 0, (p + ring - 1) % ring
-      vprev = wait_bulk(blk, v_s.nth(ps), bars.index(full(1, ps)), (p + 2 * ring - 1) // ring % 2, s_f.done, sync=False, when=had)
-      pv_f = wgmma_issue(blk, acc, lambda kk: a_from_acc(blk, p_prev)(0, kk), vprev, b_kn=True, add=True, when=had)
-      s = s.after(qk:=wgmma_wait(blk, s_f, 1, pv_f.done))
-    elif wg: s = s.after(qk:=wgmma_tile(blk, s, q_s, kt.after(vc)))   # S = Q·Kᵀ (not +=): no zeroing
+    if wg: s = s.after(qk:=wgmma_tile(blk, s, q_s, kt.after(vc)))   # S = Q·Kᵀ (not +=): no zeroing
     else:
       s = s.after(s.after(vc).store(s.const_like(0)))
       s = s.after(mma(blk, s, q_a, lambda n0, kk: frags_b(blk, kt, n0, kk * K), D // K, a_reads=not q_in_regs))
@@ -177,15 +158,9 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     s_done = s_rows.store(((s_rows if c is None else s_rows * c) - safe_max.reshape(nrows, 1).expand(s_rows.shape)).exp2())
     s = s.after(s_done)
     s_rows = rows_view(blk, s)
-    upd = UOp.group(row_sum.store(row_sum * alpha + s_rows.sum(axis=1)), row_max.store(new_max), al.store(alpha) if ov else rescale(acc, alpha))
+    upd = UOp.group(row_sum.store(row_sum * alpha + s_rows.sum(axis=1)), row_max.store(new_max),
+                    (a_rows:=rows_view(blk, acc)).store(a_rows * alpha.reshape(nrows, 1).expand(a_rows.shape)))
     acc = acc.after(upd)
-    if ov:   # P·V waited for once the softmax is done; then V_{p-1}'s slot is free, and P_p goes where P_{p-1} was
-      o_done = wgmma_wait(blk, pv_f, 0, s_done, upd)
-      pst = p_prev.after(o_done).store(s.cast(v.dtype))
-      kc = release(blk, bars, empty(0, slot), qk)
-      done = [o_done, pst, release(blk, bars, empty(1, ps), o_done, when=had), kc]
-      if carry: done.append(UOp.group((tu:=tix.after(kc))[0].store(tx[1]), tu[1].store(plan.index(p + 2))))
-      return UOp.group(*done).end(it)
     if ring:   # V_p must have landed; K's slot is released once S is in every thread's registers
       vtile = wait_bulk(blk, v_s.nth(slot), bars.index(full(1, slot)), phase, s_done, sync=False)
       kc = release(blk, bars, empty(0, slot), qk)
@@ -215,11 +190,6 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     dones.append(kv_step(blk.range(count, AxisType.REDUCE), p0, *[x.after(init, *dones) for x in raw], masked=masked, after=(first_k, *dones),
                          variant=2 + 2 * len(dones)).barrier())
   acc, row_max, row_sum = [x.after(init, *dones) for x in raw[:3]]
-  if ov:   # the last step's P·V
-    p_last, al = [x.after(init, *dones) for x in raw[4:]]
-    acc, last = acc.after(rescale(acc, al)), UOp.const(n_run + plan.n_free - 1, dtypes.int)
-    v_last = wait_bulk(blk, v_s.nth(last % ring), bars.index(full(1, last % ring)), last // ring % 2, *dones, sync=False)
-    acc = acc.after(wgmma_tile(blk, acc, lambda kk: a_from_acc(blk, p_last)(0, kk), v_last, b_kn=True, add=True))
   return acc, row_max, lane_reduce(blk, row_sum, Ops.ADD), q_s
 
 def store_rows(blk:Block, cfg:FwdConfig, acc:UOp, row_max:UOp, row_sum:UOp, stage:Smem, o:UOp, o_row:Callable[[UOp], UOp], lse:UOp|None,
@@ -255,7 +225,7 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   (fa_uop.mods.Mods, its causal in place of causal) adds windows, softcap and score and mask mods reading the buffers args;
   with a mask_mod the last args are its block map for BLOCK_M x BLOCK_N tiles (fa_uop.blockmap.block_map). tma: K and V come
   by Hopper's bulk tensor copies, from the tensor maps then in the last arg (32 uint64: K's, V's; flash_tma_maps), and with cfg.ring a
-  producer warp issues them (warp specialisation). One block per BLOCK_M query rows of one head."""
+  producer warpgroup issues them (warp specialisation). One block per BLOCK_M query rows of one head."""
   mods = mods or Mods(causal=causal)
   B, H, Nq, D = q.shape
   Hkv, Nk = k.shape[1], k.shape[2]
