@@ -30,3 +30,9 @@ for c in 0 1; do export CAUSAL=$c
   for cf in 128x64x8tr2o 128x64x8tr2 128x128x8tr1o; do echo "== $cf"; CONFIG=$cf VERIFY=1 MODE=fwd PEERS= b; done
 done
 fi
+# PART=3/4/5: the tuner's table with the two-warpgroup ring configs among the candidates, D=128 / 64 / 256 (tune$D/: tuned.py, tune_ms.json)
+if [ "${PART:-1}" = 3 ] || [ "${PART:-1}" = 4 ] || [ "${PART:-1}" = 5 ]; then
+D=$([ "$PART" = 3 ] && echo 128 || ([ "$PART" = 4 ] && echo 64 || echo 256))
+[ "$PART" = 3 ] && timeout 200 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_hopper.py -k "warp_specialised_forward_on_hopper" 2>&1 | tail -2
+DS=$D timeout 560 python3 scripts/tune_table.py "${OUT:-out}/tune$D" 2>&1 | grep -vE "^\s*$" | tail -30
+fi
