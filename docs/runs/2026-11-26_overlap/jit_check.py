@@ -1,6 +1,6 @@
 # The new H100 defaults (the ring configs of two consumer warpgroups, thirteenth session) as users run them: flash_attention inside
-# TinyJit (run, capture, replays on fresh inputs), each call against the same call eagerly and, for head 0, a float64 reference, with
-# gradients once: D=256 N=4096 (128x128x8tr1), D=128 N=4096 (128x128x8tr2), causal and not. Run on the GPU machine from the repo root.
+# TinyJit (run, capture, replays on fresh inputs), each call against the same call eagerly and, for head 0, a float64 reference:
+# D=256 N=4096 (128x128x8tr1), D=128 N=4096 (128x128x8tr2), causal and not. Run on the GPU machine from the repo root.
 import numpy as np
 from tinygrad import Tensor, TinyJit, dtypes, Device
 from fa_uop import flash_attention, target_for
