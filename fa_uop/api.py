@@ -91,30 +91,34 @@ def _uses_tma(target:Target, cfg:FwdConfig, q:Tensor) -> bool:
   """K and V by Hopper's bulk tensor copies: where the config asks (the tuner tries both) or FA_UOP_TMA=1 forces them (0: never; A/B
   runs), where wgmma runs, on one device (a sharded call's devices would each need maps of their own: cp.async there)"""
   want = cfg.tma if (env:=os.environ.get("FA_UOP_TMA")) not in ("0", "1") else env == "1"
-  target = target.for_dtype(q.dtype)   # fp8's MMA has no bulk copies
+  target = target.for_dtype(q.dtype)
   return want and target.tma is not None and isinstance(q.device, str) and cfg.by_wgmma(target, q.shape[3])
 
 @functools.cache
-def _tma_template(device:str, dtype, D:int, Nk:int, planes:int, rows:int) -> Tensor:
+def _tma_template(device:str, dtype, D:int, Nk:int, planes:int, rows:int, nkp:int=0) -> Tensor:
+  """K's tensor map template, then V's: the same, or where nkp Vᵀ's, (planes, D, nkp) in boxes of D rows (fa_uop.api.vt_layout)"""
   import numpy as np
-  return Tensor(np.frombuffer(tensor_map_template(dtype, D, Nk, planes, rows), dtype=np.uint64).copy(), device=device).realize()
+  kmap = tensor_map_template(dtype, D, Nk, planes, rows)
+  vmap = tensor_map_template(dtype, nkp, D, planes, D) if nkp else kmap
+  return Tensor(np.frombuffer(kmap + vmap, dtype=np.uint64).copy(), device=device).realize()
 
 @functools.cache
 def _maps_builder(target:Target): return functools.cache(lambda *ps: flash_tma_maps(*ps, target=target))
 
 def _tensor_maps(target:Target, k:Tensor, v:Tensor, cfg:FwdConfig, compile_only:bool=False) -> Tensor:
-  """the forward's tensor maps of k and v (contiguous, one device), pointed at their buffers by a kernel of their own"""
+  """the forward's tensor maps of k and v (contiguous, one device; v as the forward reads it: Vᵀ where cfg.reads_vt), pointed at their
+  buffers by a kernel of their own"""
   B, Hkv, Nk, D = k.shape
-  if not compile_only: _compile_maps(target, k.device, k.dtype, k.shape, cfg)
-  tmpl = _tma_template(k.device, k.dtype, D, Nk, B * Hkv, cfg.block_n)
+  if not compile_only: _compile_maps(target, k.device, k.dtype, k.shape, v.shape, cfg)
+  tmpl = _tma_template(k.device, k.dtype, D, Nk, B * Hkv, cfg.block_n, v.shape[3] if cfg.reads_vt(target.for_dtype(k.dtype), D) else 0)
   return Tensor.custom_kernel(tmpl, k, v, Tensor.empty(32, dtype=dtypes.uint64, device=k.device), fxn=_maps_builder(target))[3]
 
 @functools.cache
-def _compile_maps(target:Target, device:str, dtype, shape:tuple[int, ...], cfg:FwdConfig) -> None:
+def _compile_maps(target:Target, device:str, dtype, shape:tuple[int, ...], vshape:tuple[int, ...], cfg:FwdConfig) -> None:
   """compile the maps' kernel now, alone, on buffers never allocated: tinygrad compiles the new kernels of one realize in worker
   processes once there are two, and starting them and sending them the forward cost a first call about a second (H100)"""
   from tinygrad.engine.realize import lower_and_compile
-  lower_and_compile(_tensor_maps(target, *(Tensor.empty(*shape, dtype=dtype, device=device) for _ in range(2)), cfg, True).linear_with_vars()[0])
+  lower_and_compile(_tensor_maps(target, *(Tensor.empty(*s, dtype=dtype, device=device) for s in (shape, vshape)), cfg, True).linear_with_vars()[0])
 
 @functools.cache
 def _delta_builder(target:Target): return functools.cache(lambda *ps: flash_bwd_delta(*ps, target=target))

@@ -46,11 +46,11 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   # Hopper: S = Q·Kᵀ and O += P·V by wgmma (P from registers), the LDS tiles stored in its swizzle atoms, each warpgroup (4 warps of
   # one m-tile) its 64 rows
   wg, vt = cfg.by_wgmma(target, D), cfg.reads_vt(target, D)
-  assert vt == (vt_rows is not None) and not (vt and bulk), "Vᵀ where the target's 8-bit wgmma needs it, by copy_tile"
+  assert vt == (vt_rows is not None), "Vᵀ where the target's 8-bit wgmma needs it"
   # prologue: Q and the first K tile in flight together
   atom = target.atom if wg else 0
   q_s, k_s = (smem(blk, rows, D, q.dtype, atom=atom, n=n) for rows, n in ((BM, 1), (BN, max(ring, 1))))
-  v_s = smem(blk, D, BN, v.dtype, atom=atom) if vt else smem(blk, BN, D, v.dtype, atom=atom, n=max(ring, 1))
+  v_s = smem(blk, D, BN, v.dtype, atom=atom, n=max(ring, 1)) if vt else smem(blk, BN, D, v.dtype, atom=atom, n=max(ring, 1))
   # where there may be no tile at all (an empty split), the first one's copy reads nothing
   any_tile = None if isinstance(total, int) or total.vmin >= 1 else total > 0
   # The emulator places values used both inside a loop and after it (a lane index of the row reductions) in the loop, so the masked
@@ -61,8 +61,11 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   assert bulk is None or (wg and run is None), "bulk copies land in wgmma's swizzle atoms, from dense rows"
   assert not ring or (bulk is not None and blk.producer), "a ring is filled by a producer's bulk copies"
   # bulk copy of tile j (0: K, 1: V) from key n0 into dst, counted on barrier i, where ok (None: always; else past the keys, where a box
-  # arrives as zeros: a tile waited for with no rows); issued only where `when`
-  kv_copy = lambda j, dst, n0, ok, i, when=None: bulk_copy_tile(blk, dst, bulk[j], n0 if ok is None else ok.where(n0, nk), bulk[2], bars.index(i), when)
+  # arrives as zeros: a tile waited for with no rows); issued only where `when`. Vᵀ's keys are its columns
+  def kv_copy(j:int, dst:Smem, n0:UOp|int, ok:UOp|None, i:UOp|int, when:UOp|None=None) -> UOp:
+    n0 = n0 if ok is None else ok.where(n0, nkp if j and vt else nk)
+    if j and vt: return bulk_copy_tile(blk, dst, bulk[j], 0, bulk[2], bars.index(i), when, x=n0)
+    return bulk_copy_tile(blk, dst, bulk[j], n0, bulk[2], bars.index(i), when)
   if ring:
     # barriers: K's and V's slots full (the producer's copies landed), then empty (every consumer thread done reading them)
     bars = mbarriers(blk, (1,) * 2 * ring + (blk.threads,) * 2 * ring, bulk[:2], (kg.index(0), vg.index(0)))
@@ -259,11 +262,11 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   return UOp.group(*stores).end(blk.warp, blk.lane).end(*grid).sink(arg=info).rtag(1)
 
 def flash_tma_maps(tmpl:UOp, k:UOp, v:UOp, out:UOp, *, target:Target) -> UOp:
-  """The forward's tensor maps (its last arg with tma): the template tmpl (16 uint64: fa_uop.target.tensor_map_template of k's and v's
-  shape) copied into out (32 uint64) twice, K's pointed at k and V's at v. One thread; run before each forward, so a jitted replay on
+  """The forward's tensor maps (its last arg with tma): the templates tmpl (32 uint64: fa_uop.target.tensor_map_template of k's shape,
+  then of v's) copied into out (32 uint64), K's pointed at k and V's at v. One thread; run before each forward, so a jitted replay on
   other buffers points them anew."""
   i = UOp.range(32, 0, AxisType.LOOP)
-  maps = flat(out).after(flat(out).index(i).store(flat(tmpl).index(i % 16)).end(i))
+  maps = flat(out).after(flat(out).index(i).store(flat(tmpl).index(i)).end(i))
   point = lambda j, src: target.tma.point(maps.index(16 * j), flat(src).index(0))
   return UOp.sink(point(0, k), point(1, v), arg=BoundedKernel(name="fa_tma_maps", opts_to_apply=(), estimates=Estimates(ops=0, mem=512))).rtag(1)
 

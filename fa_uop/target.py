@@ -160,17 +160,17 @@ def _cuda_tma_point(tmap:UOp, src:UOp) -> UOp:
              'fence.proxy.tensormap::generic.release.gpu;" :: "l"({0}), "l"({1}) : "memory");')
 
 def tensor_map_template(dtype:DType, cols:int, rows:int, planes:int, box_rows:int) -> bytes:
-  """A CUDA tensor map (CUtensorMap, 128 bytes) of a dense (planes, rows, cols) tensor of 16-bit elements with boxes of 64 columns by
-  box_rows rows, 128-byte swizzled, zeros past its bounds, encoded by the driver (cuTensorMapEncodeTiled, where a CUDA driver is) for
-  a placeholder address: a kernel's TMA.point gives each call its buffer's."""
+  """A CUDA tensor map (CUtensorMap, 128 bytes) of a dense (planes, rows, cols) tensor of 16- or 8-bit elements with boxes of 128 bytes
+  of columns by box_rows rows, 128-byte swizzled, zeros past its bounds, encoded by the driver (cuTensorMapEncodeTiled, where a CUDA
+  driver is) for a placeholder address: a kernel's TMA.point gives each call its buffer's."""
   import ctypes
   lib = ctypes.CDLL("libcuda.so.1")
   m, u64, u32 = (ctypes.c_uint64 * 16)(), ctypes.c_uint64, ctypes.c_uint32
-  es = dtype.itemsize
-  r = lib.cuTensorMapEncodeTiled(ctypes.byref(m), ctypes.c_int({dtypes.half: 6, dtypes.bfloat16: 9}[dtype]), u32(3), ctypes.c_void_p(1 << 20),
-                                 (u64 * 3)(cols, rows, planes), (u64 * 2)(cols * es, rows * cols * es), (u32 * 3)(64, box_rows, 1), (u32 * 3)(1, 1, 1),
+  es = dtype.itemsize   # the 8-bit floats as bytes (CU_TENSOR_MAP_DATA_TYPE_UINT8): a copy moves them as they are
+  r = lib.cuTensorMapEncodeTiled(ctypes.byref(m), ctypes.c_int({dtypes.half: 6, dtypes.bfloat16: 9}.get(dtype, 0)), u32(3), ctypes.c_void_p(1 << 20),
+                                 (u64 * 3)(cols, rows, planes), (u64 * 2)(cols * es, rows * cols * es), (u32 * 3)(128 // es, box_rows, 1), (u32 * 3)(1, 1, 1),
                                  ctypes.c_int(0), ctypes.c_int(3), ctypes.c_int(3), ctypes.c_int(0))  # no interleave, 128B swizzle, L2 256B, zero fill
-  if r != 0: raise RuntimeError(f"cuTensorMapEncodeTiled failed ({r}) for a {planes}x{rows}x{cols} {dtype} tensor, boxes of 64x{box_rows}")
+  if r != 0: raise RuntimeError(f"cuTensorMapEncodeTiled failed ({r}) for a {planes}x{rows}x{cols} {dtype} tensor, boxes of {128 // es}x{box_rows}")
   return bytes(m)
 
 def _cuda_tma_copy(dst:UOp, tmap:UOp, x:UOp, y:UOp, z:UOp, bar:UOp, nbytes:int, elect:UOp, first:UOp) -> UOp:
@@ -324,7 +324,9 @@ SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, wgmma=_cuda_wgmma, wa
                 min_blocks=True, tma=TMA(_cuda_tma_init, _cuda_tma_copy, _cuda_tma_wait, _cuda_tma_arrive, _cuda_leave, _cuda_tma_point,
                                          _hopper_split, _cuda_setmaxnreg),
                 fp8=replace(SM89_FP8, arch="sm_90a", lds_bytes=HOPPER_LDS, multiprocessors=132, min_blocks=True, wgmma=_cuda_wgmma,
-                            warpgroups=True, v_keys=((2, 4, 2), (1, 0, 2))))
+                            warpgroups=True, v_keys=((2, 4, 2), (1, 0, 2)),
+                            tma=TMA(_cuda_tma_init, _cuda_tma_copy, _cuda_tma_wait, _cuda_tma_arrive, _cuda_leave, _cuda_tma_point,
+                                    _hopper_split, _cuda_setmaxnreg)))
 
 # RDNA4 wmma_f32_16x16x16 (gfx12): no duplicated operands; A and B hold k 0-3 and 8-11 of row (column) lane%16 in lanes 0-15, k 4-7
 # and 12-15 in lanes 16-31; C holds column lane%16, rows 8(lane//16)+e. Its 8-bit float WMMA (e4m3, e5m2) has the same shape and

@@ -155,19 +155,19 @@ def mbarriers(blk:Block, counts:tuple[int, ...], tmaps:tuple[UOp, ...], srcs:tup
   bar = blk.lds((max(len(counts), 128),), dtypes.uint64)
   return bar.after(_statement(blk, lambda live: blk.target.tma.init(bar.index(0), counts, blk.tid.eq(0) & live, live, tmaps, srcs)))
 
-def bulk_copy_tile(blk:Block, dst:Smem, tmap:UOp, y:UOp|int, z:UOp|int, bar:UOp, when:UOp|None=None) -> UOp:
-  """Start copying the tile of rows y.. of plane z of the 3-d tensor map at tmap (coordinates: column, row, plane; its box 64 columns
-  by dst.rows rows, 128-byte swizzled; rows past the tensor's arrive as zeros) into dst, which stores it in atoms of 64 columns; its
-  bytes counted on the mbarrier bar. Issued by the block's leader, only where `when` (None: always): a copy nothing will wait for must
-  not be issued, since it could land after the block has exited, in another block's LDS. Returns the copy; wait_bulk makes it visible
-  to every thread."""
-  assert dst.atom == 64, "bulk copies land in 128-byte swizzle atoms"
+def bulk_copy_tile(blk:Block, dst:Smem, tmap:UOp, y:UOp|int, z:UOp|int, bar:UOp, when:UOp|None=None, x:UOp|int=0) -> UOp:
+  """Start copying the tile of rows y.. and columns x.. of plane z of the 3-d tensor map at tmap (coordinates: column, row, plane; its
+  box 128 bytes of columns by dst.rows rows, 128-byte swizzled; what lies past the tensor arrives as zeros) into dst, which stores it
+  in swizzle atoms of those columns; its bytes counted on the mbarrier bar. Issued by the block's leader, only where `when` (None:
+  always): a copy nothing will wait for must not be issued, since it could land after the block has exited, in another block's LDS.
+  Returns the copy; wait_bulk makes it visible to every thread."""
+  assert dst.atom * dst.itemsize == 128, "bulk copies land in 128-byte swizzle atoms"
   nbytes, boxes = dst.rows * dst.cols * dst.buf.dtype.itemsize, dst.cols // dst.atom
   y, z = (UOp.const(x, dtypes.int) if isinstance(x, int) else x for x in (y, z))
   # a loop over the boxes, of two trips at least: an inline statement survives as a dependency only at a loop's END (see _pieces)
   it = blk.range(max(boxes, 2))
   elect = all_of(blk.leader, it.eq(0) if boxes < 2 else None, when)
-  return blk.target.tma.copy(dst.at(0, it * dst.atom), tmap, it * dst.atom, y, z, bar, nbytes, elect, it.eq(0)).end(it)
+  return blk.target.tma.copy(dst.at(0, it * dst.atom), tmap, x + it * dst.atom, y, z, bar, nbytes, elect, it.eq(0)).end(it)
 
 def wait_bulk(blk:Block, dst:Smem, bar:UOp, parity:UOp, *deps:UOp, sync:bool=True, when:UOp|None=None) -> Smem:
   """dst once the bulk copy into it that completes bar's phase of this parity has landed (the threads where `when`, None: all, wait);

@@ -404,3 +404,25 @@ def test_fp8_on_the_gpu(rng, dtype):
   o = scaled_dot_product_attention(q, k, v, is_causal=True)
   assert o.dtype == dtypes.bfloat16
   check(o, attention_ref(*(host(x) for x in (q, k, v)), causal=True)[0], "SDPA drop-in")
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("c,D", [("128x128x8tr2", 128), ("64x128x4x2tr2", 128), ("128x128x8tr1", 256)], ids=str)
+def test_fp8_ring_on_hopper(rng, c, D):
+  """on an H100 or H200: fp8 with K and Vᵀ by bulk copies (128-byte boxes of 8-bit elements; Vᵀ's keys its columns) from a producer
+  warpgroup's ring, through flash_attention with descales, GQA and tails on both sides, causal and not, against float64"""
+  from tinygrad import Device
+  from fa_uop import flash_attention, FwdConfig
+  from fa_uop.reference import attention_ref
+  dev = Device.DEFAULT
+  if not dev.startswith("CUDA") or Device[dev].renderer.target.arch != "sm_90": pytest.skip("needs DEV=CUDA on an H100 or H200")
+  r, seed = rng
+  rand = lambda *sh: Tensor(r.standard_normal(sh).astype(np.float32), device=dev).cast(dtypes.fp8e4m3).realize()
+  q, k, v = rand(2, 4, 300, D), rand(2, 2, 333, D), rand(2, 2, 333, D)
+  ds = [Tensor(r.uniform(0.5, 2.0, (2, 2)).astype(np.float32), device=dev).realize() for _ in range(3)]
+  qn, kn, vn = (host(x) for x in (q, k, v))
+  dq, dk, dv = (np.repeat(d.numpy(), 2, axis=1)[..., None, None] if i == 0 else d.numpy()[..., None, None] for i, d in enumerate(ds))
+  for causal in (False, True):
+    got = host(flash_attention(q, k, v, causal=causal, q_descale=ds[0], k_descale=ds[1], v_descale=ds[2], config=FwdConfig.parse(c)))
+    ref = attention_ref(qn * dq, kn * dk, vn * dv, causal=causal)[0]
+    rel = np.linalg.norm(got - ref) / np.linalg.norm(ref)
+    assert np.isfinite(got).all() and rel <= 3e-2, f"{c} causal={causal}: rel RMS {rel:.2e} (seed {seed})"

@@ -147,7 +147,7 @@ def test_forward_with_tma_builds_for_sm_90a(D, causal):
   assert ptx.count("fence.proxy.tensormap::generic.acquire.gpu") == 2 and f"expect_tx.shared::cta.b64 _, [%r" in ptx
   assert ptx.count("cp.async.cg.shared.global") == cfg.block_m * D // 8 // (cfg.warps * 32)   # Q's pieces, one a thread each step
   assert cuda_resources(src, "sm_90a")["wgmma_serialized"] == 0 and lds_hazards(linear(sink, "sm_90a")) == []
-  maps = [UOp.placeholder((16,), dtypes.uint64, 0), *fwd_placeholders(D=D)[1:3], UOp.placeholder((32,), dtypes.uint64, 3)]
+  maps = [UOp.placeholder((32,), dtypes.uint64, 0), *fwd_placeholders(D=D)[1:3], UOp.placeholder((32,), dtypes.uint64, 3)]
   assert compile_source(render(flash_tma_maps(*maps, target=SM90A), "sm_90a"), "sm_90a").count("tensormap.replace.tile.global_address") == 2
 
 def test_tma_only_where_asked_and_built():

@@ -36,3 +36,17 @@ D=$([ "$PART" = 3 ] && echo 128 || ([ "$PART" = 4 ] && echo 64 || echo 256))
 [ "$PART" = 3 ] && timeout 200 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_hopper.py -k "warp_specialised_forward_on_hopper" 2>&1 | tail -2
 DS=$D timeout 560 python3 scripts/tune_table.py "${OUT:-out}/tune$D" 2>&1 | grep -vE "^\s*$" | tail -30
 fi
+# PART=6: fp8 by bulk copies (K and Vᵀ in 128-byte boxes) from the producer warpgroup's ring, beside the fixed default (64x128x4 by
+# cp.async), fp16's default and the Triton tutorial's fp8; the GPU tests of fp8 and the warp-specialised forward first
+if [ "${PART:-1}" = 6 ]; then
+timeout 240 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_fp8.py tests/test_hopper.py -k "fp8 or warp_specialised_forward_on_hopper" 2>&1 | tail -3
+export D=128 B=1 H=16 N=16384
+for c in 0 1; do export CAUSAL=$c
+  echo "== fp8e4m3 D=128 N=16384 causal=$c default, Triton fp8"; DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS=triton_fp8 b
+  echo "== fp16 default"; VERIFY=1 MODE=fwd PEERS= b
+  for cf in 128x128x8tr2 128x128x8tr1 64x128x4x2tr2 64x128x4tr2; do echo "== fp8 $cf"; CONFIG=$cf DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= b; done
+done
+export D=256 B=4 H=8 N=4096 CAUSAL=0
+echo "== fp8e4m3 D=256 N=4096 default"; DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= b
+for cf in 128x128x8tr1 128x128x8tr2; do echo "== fp8 $cf"; CONFIG=$cf DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= b; done
+fi
