@@ -50,3 +50,9 @@ export D=256 B=4 H=8 N=4096 CAUSAL=0
 echo "== fp8e4m3 D=256 N=4096 default"; DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= b
 for cf in 128x128x8tr1 128x128x8tr2; do echo "== fp8 $cf"; CONFIG=$cf DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= b; done
 fi
+# PART=7: fp8 at shorter sequences, the fixed default (64x128x4) beside the ring configs
+if [ "${PART:-1}" = 7 ]; then
+for shape in "B=16 N=1024" "B=4 N=4096"; do for c in 0 1; do export $shape H=16 D=128 CAUSAL=$c
+  for cf in 64x128x4 128x128x8tr2 64x128x4x2tr2; do echo "== fp8 $shape causal=$c $cf"; CONFIG=$cf DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= b; done
+done; done
+fi
