@@ -117,3 +117,6 @@ def test_the_default_is_the_tables_nearest_pick(monkeypatch):
   # fp8 (the same arch; the table measured 16-bit inputs): the fixed default, whose P·V is 8-bit wgmma on Vᵀ, at every length
   for d, n, causal in itertools.product((128, 256), (1024, 4096, 16384), (False, True)):
     assert (cfg:=default_fwd_config(SM90A.fp8, d, causal, n, n)) == default_fwd_config(SM90A.fp8, d, causal) and cfg.reads_vt(SM90A.fp8, d)
+  # by a producer warpgroup's ring where the target has bulk copies (its twin has none: cp.async), and within Hopper's LDS
+  assert default_fwd_config(SM90A.fp8, 128).ring and default_fwd_config(SM90A.fp8, 256).ring and not default_fwd_config(SM90A.portable().fp8, 128).tma
+  for d in (128, 256): default_fwd_config(SM90A.fp8, d).check(SM90A.fp8, d)
