@@ -12,7 +12,8 @@ from fa_uop.mods import Mods, TilePlan
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, store_tile, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, release, leave,
-                          registers, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, a_operand, a_from_acc, lane_reduce, rows_at)
+                          registers, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, a_operand, a_from_acc,
+                          lane_reduce, rows_at)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
 

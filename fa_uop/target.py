@@ -118,7 +118,8 @@ class TMA:
   producer done issuing copies; anchor, as wait's, only orders it); point(tmap, src): a kernel's statement that points the tensor
   map at tmap (written as a template before, in program order) to the global buffer src. A producer is a warpgroup, the unit registers
   are handed over in: split(consumers, blocks) gives the registers a thread of the producer and of the consumers (that many threads)
-  keep with that many blocks an SM (None: none handed over), and regs(n, when, anchor) the statement by which the warpgroups where `when` take n each."""
+  keep with that many blocks an SM (None: none handed over), and regs(n, when, anchor) the statement by which the warpgroups where
+  `when` take n each."""
   init: Callable[..., UOp]
   copy: Callable[..., UOp]
   wait: Callable[[UOp, UOp, UOp, UOp], UOp]
@@ -152,7 +153,8 @@ def _hopper_split(consumers:int, blocks:int) -> tuple[int, int]|None:
   n = min(240, (part - 128 * 24) // consumers // 8 * 8)
   return None if part // (consumers + 128) // 8 * 8 >= n else (24, n)
 def _cuda_setmaxnreg(n:int, when:UOp, anchor:UOp) -> UOp:
-  return UOp(Ops.CUSTOM, dtypes.void, (anchor, when), arg=f'if ({{1}}) asm volatile("setmaxnreg.{"inc" if n > 24 else "dec"}.sync.aligned.u32 {n};");')
+  op = "inc" if n > 24 else "dec"
+  return UOp(Ops.CUSTOM, dtypes.void, (anchor, when), arg=f'if ({{1}}) asm volatile("setmaxnreg.{op}.sync.aligned.u32 {n};");')
 
 def _cuda_tma_point(tmap:UOp, src:UOp) -> UOp:
   # a constant of src's type rides along unused, for its header (see _cuda_wgmma)
@@ -168,7 +170,8 @@ def tensor_map_template(dtype:DType, cols:int, rows:int, planes:int, box_rows:in
   m, u64, u32 = (ctypes.c_uint64 * 16)(), ctypes.c_uint64, ctypes.c_uint32
   es = dtype.itemsize   # the 8-bit floats as bytes (CU_TENSOR_MAP_DATA_TYPE_UINT8): a copy moves them as they are
   r = lib.cuTensorMapEncodeTiled(ctypes.byref(m), ctypes.c_int({dtypes.half: 6, dtypes.bfloat16: 9}.get(dtype, 0)), u32(3), ctypes.c_void_p(1 << 20),
-                                 (u64 * 3)(cols, rows, planes), (u64 * 2)(cols * es, rows * cols * es), (u32 * 3)(128 // es, box_rows, 1), (u32 * 3)(1, 1, 1),
+                                 (u64 * 3)(cols, rows, planes), (u64 * 2)(cols * es, rows * cols * es), (u32 * 3)(128 // es, box_rows, 1),
+                                 (u32 * 3)(1, 1, 1),
                                  ctypes.c_int(0), ctypes.c_int(3), ctypes.c_int(3), ctypes.c_int(0))  # no interleave, 128B swizzle, L2 256B, zero fill
   if r != 0: raise RuntimeError(f"cuTensorMapEncodeTiled failed ({r}) for a {planes}x{rows}x{cols} {dtype} tensor, boxes of {128 // es}x{box_rows}")
   return bytes(m)

@@ -186,8 +186,8 @@ def registers(blk:Block, producer:bool, blocks:int, buf:UOp, *deps:UOp) -> UOp|N
   buffer, only carries the order), `blocks` blocks an SM: the consumers' waits until the producer's has run. None where the target
   hands none over"""
   if (split:=blk.target.tma.split(blk.threads, blocks)) is None: return None
-  n = split[0 if producer else 1]
-  return _statement(blk, lambda live: blk.target.tma.regs(n, all_of(live, blk.producing if producer else blk.warp < blk.warps), buf.after(*deps).index(0)))
+  n, who = split[0 if producer else 1], blk.producing if producer else blk.warp < blk.warps
+  return _statement(blk, lambda live: blk.target.tma.regs(n, all_of(live, who), buf.after(*deps).index(0)))
 
 def leave(blk:Block, when:UOp, buf:UOp, *deps:UOp) -> UOp:
   """the threads where `when` exit once deps are done (a producer that has issued its copies: buf, an LDS buffer, only carries

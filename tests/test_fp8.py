@@ -201,15 +201,19 @@ def test_fp8_key_order_keeps_p_in_registers():
 @pytest.mark.parametrize("causal", [slow(False), True], ids=["full", "causal"])   # causal builds both KV stages
 def test_fp8_forward_builds_for_sm_90a(causal):
   """the fp8 forward as the H100 gets it (its default tile at D=128): both products by wgmma m64nNk32 on e4m3 (no mma.sync left), P
-  rounded two values a cvt, no spill, none serialized; flash_vt with 16-byte copies and stores"""
+  rounded two values a cvt, K and Vᵀ by bulk copies from a producer warpgroup handing its registers over, no spill, none serialized;
+  flash_vt with 16-byte copies and stores"""
   from fa_uop import SM90A, flash_fwd, default_fwd_config
   from fa_uop.forward import flash_vt
   from fa_uop.compile import render, compile_source, cuda_resources
   cfg = default_fwd_config(SM90A.fp8, 128, causal)
   dt, N = dtypes.fp8e4m3, 1000
   shapes = [((2, 4, N, 128), dt), ((2, 2, N, 128), dt), ((2, 2, 128, 1024), dt), ((2, 4, N, 128), dtypes.bfloat16), ((2, 4, N), dtypes.float)] + [((2, 2), dtypes.float)] * 3
-  sink = flash_fwd(*[UOp.placeholder(sh, d, i) for i, (sh, d) in enumerate(shapes)], target=SM90A, cfg=cfg, causal=causal)
+  shapes += [((32,), dtypes.uint64)] * cfg.tma   # the tensor maps
+  sink = flash_fwd(*[UOp.placeholder(sh, d, i) for i, (sh, d) in enumerate(shapes)], target=SM90A, cfg=cfg, causal=causal, tma=cfg.tma)
   ptx = compile_source(src:=render(sink, "sm_90a"), "sm_90a")
+  # the producer's K and Vᵀ boxes (nvcc unrolls its loop), its registers handed to the consumers
+  assert cfg.ring and src.count("cp.async.bulk.tensor.3d") == 2 and src.count("setmaxnreg") == 2 and "cp.async.bulk.tensor.3d" in ptx
   assert f"wgmma.mma_async.sync.aligned.m64n{cfg.block_n}k32.f32.e4m3.e4m3" in ptx and "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3" in ptx
   ncvt = ptx.count("cvt.rn.satfinite.e4m3x2.f32")   # a thread's P: block_n/2 floats a KV loop (causal: two loops)
   assert "mma.sync" not in ptx and ncvt > 0 and ncvt % (cfg.block_n // 4) == 0

@@ -296,8 +296,8 @@ def test_fits_three_blocks(mask, kernel, D, spill):
   assert res["spill_stores"] <= spill and res["stack"] <= spill, res
 
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
-@pytest.mark.parametrize("c,D,causal", [("64x64x4tr2", 128, True), ("64x64x4tr1", 128, False), ("64x128x4tr2", 64, True), ("128x128x8tr2", 128, False),
-                                         ("128x64x8tr2", 256, True), ("64x64x4x2tr2", 128, False)], ids=str)
+@pytest.mark.parametrize("c,D,causal", [("64x64x4tr2", 128, True), ("64x64x4tr1", 128, False), ("64x128x4tr2", 64, True),
+                                         ("128x128x8tr2", 128, False), ("128x64x8tr2", 256, True), ("64x64x4x2tr2", 128, False)], ids=str)
 def test_warp_specialised_forward_builds_for_sm_90a(c, D, causal):
   """warp specialisation (ring: a producer warpgroup issuing K and V by bulk copies into a ring of slots): nvcc builds it for sm_90a with
   the producer's loop (a wait for each slot's release, then the tile's boxes) and its exit before the consumers' code, every block
@@ -319,8 +319,10 @@ def test_warp_specialised_forward_builds_for_sm_90a(c, D, causal):
   assert src.count("cp.async.bulk.tensor.3d") == 2 and src.count("mbarrier.arrive.shared::cta.b64") == 4
   assert src.count("mbarrier.try_wait.parity.shared::cta.b64") == 2 + 4 and "cp.async.bulk.tensor.3d" in ptx
   split = SM90A.tma.split(threads, cfg.blocks)
-  assert src.count("setmaxnreg") == (0 if split is None else 2) and (split is None or (split[0] == 24 and 65536 // max(cfg.blocks, 1) >= 128 * 24 + threads * split[1]))
-  if split: assert f"setmaxnreg.dec.sync.aligned.u32 24" in src and f"setmaxnreg.inc.sync.aligned.u32 {split[1]}" in src
+  assert src.count("setmaxnreg") == (0 if split is None else 2)
+  if split:   # within the blocks' part of the 64K registers an SM
+    assert 65536 // max(cfg.blocks, 1) >= 128 * split[0] + threads * split[1], split
+    assert f"setmaxnreg.dec.sync.aligned.u32 {split[0]}" in src and f"setmaxnreg.inc.sync.aligned.u32 {split[1]}" in src
   r = cuda_resources(src, "sm_90a")
   assert r["wgmma_serialized"] == 0 and r["spill_stores"] == 0, r
 
