@@ -148,12 +148,13 @@ def _cuda_leave(anchor:UOp, when:UOp) -> UOp: return UOp(Ops.CUSTOM, dtypes.void
 
 # setmaxnreg: 24 to 256 registers a thread, in steps of 8, from a pool of 64K an SM. The producer keeps 24 (FlashAttention-3's), the
 # consumers share the rest of their blocks' part, up to 240; none is handed over where the launch gives them that many already
+PRODUCER_REGS = 24
 def _hopper_split(consumers:int, blocks:int) -> tuple[int, int]|None:
   part = 65536 // max(blocks, 1)
-  n = min(240, (part - 128 * 24) // consumers // 8 * 8)
-  return None if part // (consumers + 128) // 8 * 8 >= n else (24, n)
+  n = min(240, (part - 128 * PRODUCER_REGS) // consumers // 8 * 8)
+  return None if part // (consumers + 128) // 8 * 8 >= n else (PRODUCER_REGS, n)
 def _cuda_setmaxnreg(n:int, when:UOp, anchor:UOp) -> UOp:
-  op = "inc" if n > 24 else "dec"
+  op = "inc" if n > PRODUCER_REGS else "dec"
   return UOp(Ops.CUSTOM, dtypes.void, (anchor, when), arg=f'if ({{1}}) asm volatile("setmaxnreg.{op}.sync.aligned.u32 {n};");')
 
 def _cuda_tma_point(tmap:UOp, src:UOp) -> UOp:
@@ -320,16 +321,15 @@ SM89_FP8 = _fp8(SM80, (16, 8, 32), a=Frag((2, 8, 2, 4, 4), 2, lanes=(1, 3), elem
 # Hopper's blocks may use 227 KB of shared memory, but at most 48 KB of it declared statically
 HOPPER_LDS, STATIC_LDS = 232448, 49152
 
+HOPPER_TMA = TMA(_cuda_tma_init, _cuda_tma_copy, _cuda_tma_wait, _cuda_tma_arrive, _cuda_leave, _cuda_tma_point, _hopper_split, _cuda_setmaxnreg)
+
 # Hopper (sm_90a): sm_80's mma.sync and copies, and wgmma for warpgroups
 # and wgmma on e4m3/e5m2 (m64nNk32, A's registers in mma.sync m16n8k32's layout), Vᵀ's keys in groups of 16 ordered so that the
 # key at position 4q+2j+e is 8j+2q+e: lane q of a row holds P's columns 2q, 2q+1, 2q+8, 2q+9 (C), A wants 4q..4q+3
 SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, wgmma=_cuda_wgmma, warpgroups=True, multiprocessors=132,
-                min_blocks=True, tma=TMA(_cuda_tma_init, _cuda_tma_copy, _cuda_tma_wait, _cuda_tma_arrive, _cuda_leave, _cuda_tma_point,
-                                         _hopper_split, _cuda_setmaxnreg),
+                min_blocks=True, tma=HOPPER_TMA,
                 fp8=replace(SM89_FP8, arch="sm_90a", lds_bytes=HOPPER_LDS, multiprocessors=132, min_blocks=True, wgmma=_cuda_wgmma,
-                            warpgroups=True, v_keys=((2, 4, 2), (1, 0, 2)),
-                            tma=TMA(_cuda_tma_init, _cuda_tma_copy, _cuda_tma_wait, _cuda_tma_arrive, _cuda_leave, _cuda_tma_point,
-                                    _hopper_split, _cuda_setmaxnreg)))
+                            warpgroups=True, v_keys=((2, 4, 2), (1, 0, 2)), tma=HOPPER_TMA))
 
 # RDNA4 wmma_f32_16x16x16 (gfx12): no duplicated operands; A and B hold k 0-3 and 8-11 of row (column) lane%16 in lanes 0-15, k 4-7
 # and 12-15 in lanes 16-31; C holds column lane%16, rows 8(lane//16)+e. Its 8-bit float WMMA (e4m3, e5m2) has the same shape and
