@@ -19,6 +19,8 @@ class FwdConfig:
   # with tma: warp specialisation, a producer warpgroup issuing the copies into a ring of this many K and V slots (0: the consumers issue
   # them, one K and one V tile)
   ring: int = 0
+  # with a ring and two consumer warpgroups: FlashAttention-3's ping-pong, their products in turns, one's softmax under the other's
+  pingpong: bool = False
   split: ClassVar[int] = 1   # the backward's dK/dV warps along the head dim (BwdConfig)
   def by_wgmma(self, target:Target, d:int) -> bool:
     """whether the forward's products run by wgmma (each warpgroup 64 query rows, LDS tiles in swizzle atoms of 128 bytes a row, Vᵀ's
@@ -55,15 +57,19 @@ class FwdConfig:
                                                                                     "TMA and wgmma products (warpgroups of 64 rows, D a multiple of 64)")
     if self.ring and (not self.tma or not 1 <= self.ring <= 4):
       raise ValueError(f"{self}: a producer's ring (1 to 4 slots) fills by bulk tensor copies (tma)")
+    if self.pingpong and (not self.ring or self.warps != 8):
+      raise ValueError(f"{self}: a ping-pong takes turns between two consumer warpgroups (8 warps) on a producer's ring")
     return target
   def __str__(self) -> str:
     return f"{self.block_m}x{self.block_n}x{self.warps}" + (f"x{self.blocks}" if self.blocks else "") + ("t" if self.tma else "") + \
-      (f"r{self.ring}" if self.ring else "") + (f"s{self.split}" if self.split > 1 else "")
+      (f"r{self.ring}" if self.ring else "") + \
+      ("p" if self.pingpong else "") + (f"s{self.split}" if self.split > 1 else "")
   @staticmethod
   def parse(s:str) -> FwdConfig:
-    """the config str() names, e.g. 64x64x4, 64x64x4x3, 64x64x4t, 64x64x4tr2"""
+    """the config str() names, e.g. 64x64x4, 64x64x4x3, 64x64x4t, 64x64x4tr2, 128x128x8tr2p"""
     s, _, ring = s.partition("r")
-    return FwdConfig(*map(int, s.removesuffix("t").split("x")), tma=s.endswith("t"), ring=int(ring or 0))  # type: ignore[arg-type]
+    return FwdConfig(*map(int, s.removesuffix("t").split("x")), tma=s.endswith("t"), ring=int(ring.removesuffix("p") or 0),  # type: ignore[arg-type]
+                     pingpong=ring.endswith("p"))
 
 @dataclass(frozen=True)
 class BwdConfig:
@@ -77,6 +83,7 @@ class BwdConfig:
   split: int = 1
   tma: ClassVar[bool] = False   # the backward's copies are the target's async copies, issued by its own warps
   ring: ClassVar[int] = 0
+  pingpong: ClassVar[bool] = False
   def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
     # P and dS through LDS, per KV stage: shared tiles with split; else where the C and A layouts differ (a_operand's tiles)
     ds_tiles = 2 * self.block_m * self.block_n if self.split > 1 else 0 if target.mma_device == "CUDA" else 4 * self.block_m * self.block_n

@@ -12,7 +12,7 @@ from fa_uop.mods import Mods, TilePlan
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, store_tile, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, release, leave,
-                          registers, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, a_operand, a_from_acc,
+                          registers, turn, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, a_operand, a_from_acc,
                           lane_reduce, rows_at)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
@@ -87,6 +87,11 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     first_k = kv_copy(0, k_s.after(bars), n0_of(0), any_tile, 0)
   else: first_k = copy_tile(blk, k_s, kg, tile(0), nk - n0_of(0) if any_tile is None else any_tile.where(nk - n0_of(0), 0), variant=1, run=run)
   q_s = wait_tile(blk, q_s, copy_tile(blk, q_s, qg, q_rows, nq), first_k)
+  # a ping-pong (FlashAttention-3's): warpgroup w's products come in turns [S_0], [P·V_{p-1}, S_p], .., [P·V_last], waited for on its
+  # barrier; it hands the turn over once S_p is done, so its softmax runs under the other's turn. Warpgroup 1 hands warpgroup 0 the
+  # first, warpgroup 0 hands it the last after the loop: each then arrives as often as the other waits
+  pong = bool(ring) and cfg.pingpong
+  if pong: first_k = turn(blk, True, bars, turn(blk, False, bars, q_s.buf, when=blk.warp >= 4))
   # Q's A fragments stay in registers for the whole loop where a warp has one m-tile. With more they do not fit beside the output
   # accumulator (at 128x32x4, D=128: 255 registers and spills), so each K-step reads them from Q's LDS tile, as FlashAttention-2 does
   q_in_regs = WM // M == 1 and not wg
@@ -135,6 +140,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     # S = Q·Kᵀ, scaled into the log2 domain; V's copy is issued first so it overlaps this
     s = acc_tile(blk, WM // M, BN // N)
     if wg: s = s.after(qk:=wgmma_tile(blk, s, q_s, kt.after(vc)))   # S = Q·Kᵀ (not +=): no zeroing
+    if pong: s = s.after(turn(blk, False, bars, qk))   # this turn's products are done: the other warpgroup's turn
     else:
       s = s.after(s.after(vc).store(s.const_like(0)))
       s = s.after(mma(blk, s, q_a, lambda n0, kk: frags_b(blk, kt, n0, kk * K), D // K, a_reads=not q_in_regs))
@@ -178,6 +184,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout); read from S's registers where Vᵀ's key order
     # lines them up, rounded by wgmma_tile
     p_a = a_from_acc(blk, s, target.key_order()) if vt else a_operand(blk, s, blk.warp * WM, v.dtype)
+    if pong: acc = acc.after(turn(blk, True, bars, acc, vtile.buf))   # this softmax done, P·V waits for this warpgroup's turn
     if wg:
       pv = wgmma_tile(blk, acc, lambda kk: p_a(0, kk), vtile, b_kn=not vt, add=True)
       return (UOp.group(pv, release(blk, bars, empty(1, slot), pv)) if ring else pv).end(it)
@@ -190,9 +197,12 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   dones: list[UOp] = []
   for p0, count, masked in ((0, n_run, True), (plan.n_masked, plan.n_free, False)):
     if (count if isinstance(count, int) else count.vmax) <= 0: continue
-    # the barrier keeps the next stage's copies behind this stage's last reads (tinygrad adds one only at a loop's back edge)
-    dones.append(kv_step(blk.range(count, AxisType.REDUCE), p0, *[x.after(init, *dones) for x in raw], masked=masked, after=(first_k, *dones),
-                         variant=2 + 2 * len(dones)).barrier())
+    # the barrier keeps the next stage's copies behind this stage's last reads (tinygrad adds one only at a loop's back edge); a ring's
+    # consumers copy nothing, and in a ping-pong it would fall within a turn, where the two warpgroups would wait for each other
+    done = kv_step(blk.range(count, AxisType.REDUCE), p0, *[x.after(init, *dones) for x in raw], masked=masked, after=(first_k, *dones),
+                   variant=2 + 2 * len(dones))
+    dones.append(done if pong else done.barrier())
+  if pong: dones.append(turn(blk, False, bars, *dones, when=blk.warp < 4))
   acc, row_max, row_sum = [x.after(init, *dones) for x in raw[:3]]
   return acc, row_max, lane_reduce(blk, row_sum, Ops.ADD), q_s
 

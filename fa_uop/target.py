@@ -119,7 +119,8 @@ class TMA:
   map at tmap (written as a template before, in program order) to the global buffer src. A producer is a warpgroup, the unit registers
   are handed over in: split(consumers, blocks) gives the registers a thread of the producer and of the consumers (that many threads)
   keep with that many blocks an SM (None: none handed over), and regs(n, when, anchor) the statement by which the warpgroups where
-  `when` take n each."""
+  `when` take n each. turn(wg, threads, hand, when, anchor): two consumer warpgroups' turns (a ping-pong) on a barrier of each
+  warpgroup wg (threads: both together); the threads where `when` wait for wg's turn, or with hand end theirs, handing wg its turn."""
   init: Callable[..., UOp]
   copy: Callable[..., UOp]
   wait: Callable[[UOp, UOp, UOp, UOp], UOp]
@@ -128,6 +129,7 @@ class TMA:
   point: Callable[[UOp, UOp], UOp]
   split: Callable[[int, int], tuple[int, int]|None]
   regs: Callable[[int, UOp, UOp], UOp]
+  turn: Callable[[UOp, int, bool, UOp, UOp], UOp]
 
 def _cuda_tma_init(bar:UOp, counts:tuple[int, ...], elect:UOp, sync:UOp, tmaps:tuple[UOp, ...], srcs:tuple[UOp, ...]=()) -> UOp:
   # the tensor maps were written by another kernel through the generic proxy, and the copies may hold an older one in their descriptor
@@ -156,6 +158,12 @@ def _hopper_split(consumers:int, blocks:int) -> tuple[int, int]|None:
 def _cuda_setmaxnreg(n:int, when:UOp, anchor:UOp) -> UOp:
   op = "inc" if n > PRODUCER_REGS else "dec"
   return UOp(Ops.CUSTOM, dtypes.void, (anchor, when), arg=f'if ({{1}}) asm volatile("setmaxnreg.{op}.sync.aligned.u32 {n};");')
+
+# named barriers 2 and 3, one a consumer warpgroup (0 is __syncthreads, 1 the consumers' block barrier): a warpgroup waits at its own
+# (bar.sync) until the other has arrived (bar.arrive), the two warpgroups' threads counted
+def _cuda_turn(wg:UOp, threads:int, hand:bool, when:UOp, anchor:UOp) -> UOp:
+  return UOp(Ops.CUSTOM, dtypes.void, (anchor, when, (wg + 2).cast(dtypes.int)),
+             arg=f'if ({{1}}) asm volatile("bar.{"arrive" if hand else "sync"} %0, {threads};" :: "r"({{2}}) : "memory");')
 
 def _cuda_tma_point(tmap:UOp, src:UOp) -> UOp:
   # a constant of src's type rides along unused, for its header (see _cuda_wgmma)
@@ -321,7 +329,8 @@ SM89_FP8 = _fp8(SM80, (16, 8, 32), a=Frag((2, 8, 2, 4, 4), 2, lanes=(1, 3), elem
 # Hopper's blocks may use 227 KB of shared memory, but at most 48 KB of it declared statically
 HOPPER_LDS, STATIC_LDS = 232448, 49152
 
-HOPPER_TMA = TMA(_cuda_tma_init, _cuda_tma_copy, _cuda_tma_wait, _cuda_tma_arrive, _cuda_leave, _cuda_tma_point, _hopper_split, _cuda_setmaxnreg)
+HOPPER_TMA = TMA(_cuda_tma_init, _cuda_tma_copy, _cuda_tma_wait, _cuda_tma_arrive, _cuda_leave, _cuda_tma_point, _hopper_split, _cuda_setmaxnreg,
+                 _cuda_turn)
 
 # Hopper (sm_90a): sm_80's mma.sync and copies, and wgmma for warpgroups
 # and wgmma on e4m3/e5m2 (m64nNk32, A's registers in mma.sync m16n8k32's layout), Vᵀ's keys in groups of 16 ordered so that the

@@ -189,6 +189,13 @@ def registers(blk:Block, producer:bool, blocks:int, buf:UOp, *deps:UOp) -> UOp|N
   n, who = split[0 if producer else 1], blk.producing if producer else blk.warp < blk.warps
   return _statement(blk, lambda live: blk.target.tma.regs(n, all_of(live, who), buf.after(*deps).index(0)))
 
+def turn(blk:Block, mine:bool, buf:UOp, *deps:UOp, when:UOp|None=None) -> UOp:
+  """FlashAttention-3's ping-pong of a block's two consumer warpgroups, their tensor-core work in turns, one's softmax under the
+  other's products: mine, wait for this warpgroup's turn; else end it, handing the turn to the other (the threads where `when`, None:
+  all), once deps are done (buf, an LDS buffer, only carries the order)"""
+  wg = blk.warp // 4
+  return _statement(blk, lambda live: blk.target.tma.turn(wg if mine else 1 - wg, blk.threads, not mine, all_of(live, when), buf.after(*deps).index(0)))
+
 def leave(blk:Block, when:UOp, buf:UOp, *deps:UOp) -> UOp:
   """the threads where `when` exit once deps are done (a producer that has issued its copies: buf, an LDS buffer, only carries
   the order); the rest go on after this"""

@@ -297,7 +297,8 @@ def test_fits_three_blocks(mask, kernel, D, spill):
 
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
 @pytest.mark.parametrize("c,D,causal", [("64x64x4tr2", 128, True), ("64x64x4tr1", 128, False), ("64x128x4tr2", 64, True),
-                                         ("128x128x8tr2", 128, False), ("128x64x8tr2", 256, True), ("64x64x4x2tr2", 128, False)], ids=str)
+                                         ("128x128x8tr2", 128, False), ("128x64x8tr2", 256, True), ("64x64x4x2tr2", 128, False),
+                                         ("128x128x8tr2p", 128, True), ("128x128x8tr1p", 256, False)], ids=str)
 def test_warp_specialised_forward_builds_for_sm_90a(c, D, causal):
   """warp specialisation (ring: a producer warpgroup issuing K and V by bulk copies into a ring of slots): nvcc builds it for sm_90a with
   the producer's loop (a wait for each slot's release, then the tile's boxes) and its exit before the consumers' code, every block
@@ -342,7 +343,7 @@ def test_warp_specialised_configs_checked():
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("c,D", [("64x64x4tr1", 128), ("64x64x4tr2", 128), ("128x128x8tr2", 128), ("64x128x4tr2", 64), ("128x64x8tr2", 256),
-                                 ("64x64x4x2tr2", 128)], ids=str)
+                                 ("64x64x4x2tr2", 128), ("128x128x8tr2p", 128), ("128x64x8tr2p", 256)], ids=str)
 def test_warp_specialised_forward_on_hopper(c, D):
   """on an H100 or H200: the warp-specialised forward (a producer warpgroup filling a ring by bulk copies) against float64, causal and not,
   GQA with tails on both sides; and a mask under which whole query blocks see no key (their one phantom tile: the producer's copy past

@@ -1,0 +1,21 @@
+# issue 31/33 on the H100: FlashAttention-3's ping-pong of two consumer warpgroups (config suffix p: their products in turns on named
+# barriers) beside the same configs without it, the defaults and cuDNN, every row verified against float32
+source scripts/device_setup.sh; export DEV=CUDA FA_UOP_TUNE=0
+b() { timeout 120 python3 bench.py 2>&1 | grep -E "^(fa_uop|torch|triton|verify|CUDA)" | sed 's/ GPU / /'; }
+if [ "${PART:-1}" = 1 ]; then
+timeout 200 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_hopper.py -k "warp_specialised_forward_on_hopper and p-" 2>&1 | tail -3
+export D=128 B=1 H=16 N=16384
+for c in 0 1; do export CAUSAL=$c
+  echo "== D=128 N=16384 causal=$c default, cuDNN"; VERIFY=1 MODE=fwd PEERS=torch_cudnn b
+  for cf in 128x128x8tr2p 128x64x8tr2p; do echo "== $cf"; CONFIG=$cf VERIFY=1 MODE=fwd PEERS= b; done
+  for cf in 128x128x8tr2 128x128x8tr2p; do echo "== fp8 $cf"; CONFIG=$cf DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= b; done
+  echo "== fp8 default"; DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= b
+done
+fi
+if [ "${PART:-1}" = 2 ]; then
+export D=256 B=4 H=8 N=4096
+for c in 0 1; do export CAUSAL=$c
+  echo "== D=256 N=4096 causal=$c default, cuDNN"; VERIFY=1 MODE=fwd PEERS=torch_cudnn b
+  for cf in 128x128x8tr1p 128x64x8tr2p 128x128x8tr2p 64x64x4x2tr1; do echo "== $cf"; CONFIG=$cf VERIFY=1 MODE=fwd PEERS= b; done
+done
+fi
