@@ -12,7 +12,8 @@ from fa_uop.mods import Mods, TilePlan
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, store_tile, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, release, leave,
-                          registers, turn, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, a_operand, a_from_acc,
+                          registers, turn, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, wgmma_issue, wgmma_wait, InFlight,
+                          a_operand, a_from_acc,
                           lane_reduce, rows_at)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
@@ -139,8 +140,13 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
                   variant=variant, run=run)
     # S = Q·Kᵀ, scaled into the log2 domain; V's copy is issued first so it overlaps this
     s = acc_tile(blk, WM // M, BN // N)
-    if wg: s = s.after(qk:=wgmma_tile(blk, s, q_s, kt.after(vc)))   # S = Q·Kᵀ (not +=): no zeroing
-    if pong: s = s.after(turn(blk, False, bars, qk))   # this turn's products are done: the other warpgroup's turn
+    freed = ()
+    if pong:   # S_p issued behind this turn's P·V_{p-1} (in flight in acc), the turn handed over, then both waited for
+      sf = wgmma_issue(blk, s, q_s, kt)
+      s = s.after(qk:=wgmma_wait(blk, sf, 0, turn(blk, False, bars, sf.done)))
+      acc = acc.after(wgmma_wait(blk, InFlight(acc, qk), 0))
+      freed = (release(blk, bars, empty(1, (p + ring - 1) % ring), acc, when=p > 0),)   # V_{p-1}'s slot: its product is done
+    elif wg: s = s.after(qk:=wgmma_tile(blk, s, q_s, kt.after(vc)))   # S = Q·Kᵀ (not +=): no zeroing
     else:
       s = s.after(s.after(vc).store(s.const_like(0)))
       s = s.after(mma(blk, s, q_a, lambda n0, kk: frags_b(blk, kt, n0, kk * K), D // K, a_reads=not q_in_regs))
@@ -173,7 +179,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     acc = acc.after(upd)
     if ring:   # V_p must have landed; K's slot is released once S is in every thread's registers
       vtile = wait_bulk(blk, v_s.nth(slot), bars.index(full(1, slot)), phase, s_done, sync=False)
-      kc = release(blk, bars, empty(0, slot), qk)
+      kc = UOp.group(release(blk, bars, empty(0, slot), qk), *freed)
     else:   # V_p must have landed, and every warp be done reading K_p before K_{p+1} overwrites it
       vtile = wait_tile(blk, v_s.after(vc), s_done) if bulk is None else wait_bulk(blk, v_s.after(vc), bars.index(1), phase, s_done)
       n1 = (plan.carried(tx[1]) if carry else plan.tile(p + 1)) * BN
@@ -184,7 +190,8 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout); read from S's registers where Vᵀ's key order
     # lines them up, rounded by wgmma_tile
     p_a = a_from_acc(blk, s, target.key_order()) if vt else a_operand(blk, s, blk.warp * WM, v.dtype)
-    if pong: acc = acc.after(turn(blk, True, bars, acc, vtile.buf))   # this softmax done, P·V waits for this warpgroup's turn
+    if pong:   # this softmax done, P·V_p waits for this warpgroup's turn, and is left in flight into it
+      return wgmma_issue(blk, acc.after(turn(blk, True, bars, acc, vtile.buf)), lambda kk: p_a(0, kk), vtile, b_kn=not vt, add=True).done.end(it)
     if wg:
       pv = wgmma_tile(blk, acc, lambda kk: p_a(0, kk), vtile, b_kn=not vt, add=True)
       return (UOp.group(pv, release(blk, bars, empty(1, slot), pv)) if ring else pv).end(it)
@@ -202,7 +209,9 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     done = kv_step(blk.range(count, AxisType.REDUCE), p0, *[x.after(init, *dones) for x in raw], masked=masked, after=(first_k, *dones),
                    variant=2 + 2 * len(dones))
     dones.append(done if pong else done.barrier())
-  if pong: dones.append(turn(blk, False, bars, *dones, when=blk.warp < 4))
+  if pong:   # warpgroup 1's last turn, then the last P·V
+    dones.append(turn(blk, False, bars, *dones, when=blk.warp < 4))
+    dones.append(wgmma_wait(blk, InFlight(raw[0].after(init, *dones), dones[-1]), 0))
   acc, row_max, row_sum = [x.after(init, *dones) for x in raw[:3]]
   return acc, row_max, lane_reduce(blk, row_sum, Ops.ADD), q_s
 

@@ -67,6 +67,7 @@ class Target:
   ldsm_addr: dict[str, Callable[[UOp], tuple[UOp, UOp]]]|None = field(default=None, hash=False, compare=False)
   # Hopper's warpgroup MMA on LDS tiles, A from LDS or registers (see _cuda_wgmma); twin: mma over fragment reads of the same tiles
   wgmma: Callable[..., list[UOp]]|None = None
+  wgmma_wait: Callable[..., list[UOp]]|None = None   # a product wgmma left in flight, waited for (see _cuda_wgmma_wait)
   # the kernels are laid out for warpgroup MMA (warpgroups of 64 rows, LDS tiles in 128-byte swizzle atoms), which the portable twin
   # keeps: the emulator runs the layout the GPU gets, its products by mma.sync
   warpgroups: bool = False
@@ -84,7 +85,7 @@ class Target:
   # the same GPU's 8-bit float MMA (its shape, A and B fragments, the formats it takes), where it has one (see for_dtype)
   fp8: Target|None = None
   def portable(self) -> Target:
-    return replace(self, shuffle=None, copy16=None, copy_wait=None, store16=None, ldsm=None, ldsm_addr=None, wgmma=None, tma=None,
+    return replace(self, shuffle=None, copy16=None, copy_wait=None, store16=None, ldsm=None, ldsm_addr=None, wgmma=None, wgmma_wait=None, tma=None,
                    narrow=self.narrow and self.narrow.portable(), fp8=self.fp8 and self.fp8.portable())
   @property
   def atom(self) -> int:
@@ -249,7 +250,7 @@ def _wgmma_desc(addr:str, lbo:int=16) -> str:
 _WG_TYPES = {dtypes.half: "f16", dtypes.bfloat16: "bf16", dtypes.fp8e4m3: "e4m3", dtypes.fp8e5m2: "e5m2"}
 
 def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:UOp|list[UOp], a_block:int=0, acc:list[UOp]|None=None,
-                b_kn:bool=False) -> list[UOp]:
+                b_kn:bool=False, into:list[UOp]|None=None, add:bool=False, when:UOp|None=None, live:UOp|None=None) -> list[UOp]:
   """wgmma.mma_async m64n{n}k{K} over ksteps K-steps of 32 bytes (K: 16 16-bit or 32 8-bit elements), all 128 threads of the warpgroup
   (4 consecutive warps from a multiple of 4): D (64 x n, float32) = A·B, plus acc (this thread's n/2 floats) where given. B from the
   LDS tile at b in 128-byte swizzle atoms (tiles.Smem), b_block bytes from one atom column block to the next: its rows the n columns
@@ -257,26 +258,33 @@ def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:
   keys). A from LDS at a the same way (K-major, a_block bytes between column blocks), or a list of values per K-step, this thread's A
   fragment in mma.sync's m16n8k16 (m16n8k32) layout (its warp's 16 rows): 16-bit values in dtype, or for an 8-bit dtype float32 values
   rounded here, two by one cvt (tinygrad's casts round one at a time, and leave the bytes to be packed). Thread l of warp w gets rows 16w + l//4 and
-  16w + l//4 + 8 in mma.sync's m16n8 C layout, 8 columns at a time: returned as its n/2 floats."""
+  16w + l//4 + 8 in mma.sync's m16n8 C layout, 8 columns at a time: returned as its n/2 floats, the product waited for.
+  into: the accumulator's n/2 registers (their indexes), D = A·B (+ D with add) left in flight in them: a statement, committed, not waited
+  for (_cuda_wgmma_wait), issued where `when` (uniform over the warpgroup; the group is committed either way, so a wait counts it),
+  the statement run only where `live`."""
   ty, nd, regs_a = _WG_TYPES[dtype], n // 2, isinstance(a, list)
   assert not (b_kn and dtype.itemsize == 1), "wgmma takes 8-bit B K-major only"
   na = 4 * ksteps if regs_a else 0   # A's 32-bit registers
-  src = [b, *(a if regs_a else [a]), *(acc or [])]
+  src = [b, *(a if regs_a else [a]), *(acc or into or []), *(x for x in (when, live) if x is not None)]
   ai, ci = 1, 1 + (len(a) if regs_a else 1)   # where A's and acc's values start among the custom's sources
-  regs, outs = ",".join(f"%{i}" for i in range(nd)), ", ".join(f'"+f"({name}[{i}])' for i in range(nd))
-  steps = []
+  regs = ",".join(f"%{i}" for i in range(nd))
+  outs = ", ".join(f'"+f"(*{{{ci + i}}})' if into else f'"+f"({name}[{i}])' for i in range(nd))
+  steps, accumulate = [], acc is not None or add
   for kk in range(ksteps):
     kb = kk * 16 * 128 if b_kn else kk * 32 // 128 * b_block + kk * 32 % 128   # MN-major: 16 rows of 128 bytes; K-major: 32 bytes on
     desc_b = _wgmma_desc(f"{name}_b + {kb}", b_block if b_kn else 16)
     if regs_a:
       a_op, a_in = f"{{{{%{nd + 1}, %{nd + 2}, %{nd + 3}, %{nd + 4}}}}}", ", ".join(f'"r"({name}_a[{4 * kk + j}])' for j in range(4)) + ", "
       scale, b_op, trans = f"%{nd + 5}", f"%{nd}", f", {int(b_kn)}" if dtype.itemsize == 2 else ""   # 8-bit: no transpose flags
-      ins = f'"l"({desc_b}), {a_in}"r"({1 if acc is not None else min(kk, 1)})'
+      ins = f'"l"({desc_b}), {a_in}"r"({1 if accumulate else min(kk, 1)})'
     else:
       ka = kk * 32 // 128 * a_block + kk * 32 % 128
       a_op, b_op, scale, trans = f"%{nd}", f"%{nd + 1}", f"%{nd + 2}", f", 0, {int(b_kn)}" if dtype.itemsize == 2 else ""
-      ins = f'"l"({_wgmma_desc(f"{name}_a + {ka}")}), "l"({desc_b}), "r"({1 if acc is not None else min(kk, 1)})'
-    steps.append(f'asm volatile("{{{{\\n.reg .pred p;\\nsetp.ne.b32 p, {scale}, 0;\\nwgmma.mma_async.sync.aligned.m64n{n}k{32 // dtype.itemsize}.f32.{ty}.{ty} '
+      ins = f'"l"({_wgmma_desc(f"{name}_a + {ka}")}), "l"({desc_b}), "r"({1 if accumulate else min(kk, 1)})'
+    # when: the operand after the scale, a predicate on the instruction (one basic block for ptxas's wgmma pipeline)
+    guard, ins = ("@q ", ins + f', "r"((int)({{{ci + nd}}}))') if when is not None else ("", ins)
+    pred = f"\\n.reg .pred q;\\nsetp.ne.b32 q, %{int(scale[1:]) + 1}, 0;" if when is not None else ""
+    steps.append(f'asm volatile("{{{{\\n.reg .pred p;\\nsetp.ne.b32 p, {scale}, 0;{pred}\\n{guard}wgmma.mma_async.sync.aligned.m64n{n}k{32 // dtype.itemsize}.f32.{ty}.{ty} '
                  f'{{{{{regs}}}}}, {a_op}, {b_op}, p, 1, 1{trans};\\n}}}}" : {outs} : {ins});')
   init = ", ".join(f"{{{ci + i}}}" for i in range(nd)) if acc is not None else ", ".join(["0.0f"] * nd)
   if dtype.itemsize == 1:   # A from floats: each register from 4 values, lowest byte first
@@ -289,14 +297,20 @@ def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:
     u16 = "__half_as_ushort" if dtype == dtypes.half else "__bfloat16_as_ushort"
     a_decl = f"; unsigned {name}_a[{na}] = {{{{" + ", ".join(f"((unsigned){u16}({{{ai + 2 * j}}}) | ((unsigned){u16}({{{ai + 2 * j + 1}}}) << 16))"
                                                               for j in range(na)) + "}}"
-  code = (f"float {name}[{nd}] = {{{{{init}}}}}; {{{{ unsigned {name}_b = (unsigned)__cvta_generic_to_shared({{0}})" +
-          (a_decl if regs_a else f", {name}_a = (unsigned)__cvta_generic_to_shared({{1}})") +
-          '; asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); ' + " ".join(steps) +
-          ' asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }}')
+  body = (f"unsigned {name}_b = (unsigned)__cvta_generic_to_shared({{0}})" + (a_decl if regs_a else f", {name}_a = (unsigned)__cvta_generic_to_shared({{1}})") +
+          '; asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); ' + " ".join(steps) + ' asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");')
   # a constant of the input type rides along unused: tinygrad includes that type's header for the values a kernel has, and a kernel
   # whose 16-bit data never leaves LDS but through wgmma has none
+  if into: return [UOp(Ops.CUSTOM, dtypes.void, (*src, UOp.const(0, dtype)), arg=f"if ({{{len(src) - 1}}}) {{{{ {body} }}}}" if live is not None else f"{{{{ {body} }}}}")]
+  code = f"float {name}[{nd}] = {{{{{init}}}}}; {{{{ " + body + ' asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory"); }}'
   mm = UOp(Ops.CUSTOM, dtypes.void, (*src, UOp.const(0, dtype)), arg=code)
   return [UOp(Ops.CUSTOMI, dtypes.float, (mm, UOp.const(i, dtypes.int)), arg=f"{name}[{{1}}]") for i in range(nd)]
+
+def _cuda_wgmma_wait(regs:list[UOp], pending:int, live:UOp) -> UOp:
+  """a statement, run where live: wait until at most `pending` wgmma groups are in flight, the registers (indexes) of the products
+  waited for its asm operands, so no read of them moves above it"""
+  outs = ", ".join(f'"+f"(*{{{i}}})' for i in range(len(regs)))
+  return UOp(Ops.CUSTOM, dtypes.void, (*regs, live), arg=f'if ({{{len(regs)}}}) asm volatile("wgmma.wait_group.sync.aligned {pending};" : {outs} :: "memory");')
 
 # RDNA3 wmma_f32_16x16x16: A and B hold one row (col) of 16 k per lane, duplicated in both half-waves; C holds column lane%16, rows lane//16+2e
 RDNA3 = Target("gfx1100", "AMD", 32, (16, 16, 16),
@@ -335,10 +349,10 @@ HOPPER_TMA = TMA(_cuda_tma_init, _cuda_tma_copy, _cuda_tma_wait, _cuda_tma_arriv
 # Hopper (sm_90a): sm_80's mma.sync and copies, and wgmma for warpgroups
 # and wgmma on e4m3/e5m2 (m64nNk32, A's registers in mma.sync m16n8k32's layout), Vᵀ's keys in groups of 16 ordered so that the
 # key at position 4q+2j+e is 8j+2q+e: lane q of a row holds P's columns 2q, 2q+1, 2q+8, 2q+9 (C), A wants 4q..4q+3
-SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, wgmma=_cuda_wgmma, warpgroups=True, multiprocessors=132,
+SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, wgmma=_cuda_wgmma, wgmma_wait=_cuda_wgmma_wait, warpgroups=True, multiprocessors=132,
                 min_blocks=True, tma=HOPPER_TMA,
                 fp8=replace(SM89_FP8, arch="sm_90a", lds_bytes=HOPPER_LDS, multiprocessors=132, min_blocks=True, wgmma=_cuda_wgmma,
-                            warpgroups=True, v_keys=((2, 4, 2), (1, 0, 2)), tma=HOPPER_TMA))
+                            wgmma_wait=_cuda_wgmma_wait, warpgroups=True, v_keys=((2, 4, 2), (1, 0, 2)), tma=HOPPER_TMA))
 
 # RDNA4 wmma_f32_16x16x16 (gfx12): no duplicated operands; A and B hold k 0-3 and 8-11 of row (column) lane%16 in lanes 0-15, k 4-7
 # and 12-15 in lanes 16-31; C holds column lane%16, rows 8(lane//16)+e. Its 8-bit float WMMA (e4m3, e5m2) has the same shape and

@@ -176,10 +176,10 @@ def wait_bulk(blk:Block, dst:Smem, bar:UOp, parity:UOp, *deps:UOp, sync:bool=Tru
   if sync: return dst.after(blk.target.tma.wait(bar, parity, dst.buf.after(*deps).index(0), when).barrier())
   return dst.after(_statement(blk, lambda live: blk.target.tma.wait(bar, parity, dst.buf.after(*deps).index(0), all_of(live, when))))
 
-def release(blk:Block, bars:UOp, i:UOp|int, *deps:UOp) -> UOp:
+def release(blk:Block, bars:UOp, i:UOp|int, *deps:UOp, when:UOp|None=None) -> UOp:
   """every consumer thread arrives on mbarrier i of bars (counting blk.threads arrivals) once deps (its reads of a ring's slot) are
-  done: the producer may copy into that slot again"""
-  return _statement(blk, lambda live: blk.target.tma.arrive(bars.after(*deps).index(i), live))
+  done: the producer may copy into that slot again. Only where `when` (None: always)"""
+  return _statement(blk, lambda live: blk.target.tma.arrive(bars.after(*deps).index(i), all_of(live, when)))
 
 def registers(blk:Block, producer:bool, blocks:int, buf:UOp, *deps:UOp) -> UOp|None:
   """the statement by which the producer gives up registers (producer) or the consumers take them, once deps are done (buf, an LDS
@@ -380,6 +380,29 @@ def mma(blk:Block, acc:UOp, a:Callable[[UOp, UOp], UOp], b:Callable[[UOp, UOp], 
     rd = acc.after(done)
   return done if ko is None else done.end(ko)
 
+def _wgmma_args(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bool, a_row:UOp|None, b_off:UOp|int) -> tuple:
+  """what wgmma_tile and wgmma_issue hand the target's wgmma, for its first arguments; None with the twin"""
+  t = blk.target
+  M, N, K = t.mma
+  n, k = acc.shape[1] * N, b.rows if b_kn else b.cols
+  assert blk.warps % 4 == 0 and acc.shape[0] == 1 and (callable(a) or a.cols == k), "64 x n tiles of warpgroups"
+  # the warpgroup's first row; spelled without warp % 4, which tinygrad may answer by splitting the warp range into two thread
+  # dimensions whose order no longer matches the hardware's warpgroups (wrong rows on the H100)
+  wg_row = blk.warp // 4 * 4 * M if a_row is None else a_row // (4 * M) * (4 * M)
+  a_op = [a(kk)[e].load() for kk in range(k // K) for e in range(t.a.nelems)] if callable(a) else a.at(wg_row, 0)
+  return (b.at(0, b_off) if b_kn else b.at(b_off, 0), n, k // K, b.rows * b.atom * b.itemsize, f"fa_wg{next(blk.ids)}", b.buf.dtype, a_op,
+          0 if callable(a) else a.rows * a.atom * a.itemsize)
+
+def _wgmma_twin(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bool, add:bool, a_row:UOp|None, b_off:UOp|int) -> UOp:
+  """the portable twin of wgmma: mma over fragment reads of the same tiles"""
+  M, N, K = blk.target.mma
+  k = b.rows if b_kn else b.cols
+  a_frag = a if callable(a) else lambda kk: frag_a(blk, a, blk.warp * M if a_row is None else a_row, kk * K)
+  a_twin = (lambda kk: a_frag(kk).cast(b.buf.dtype)) if callable(a) and a(0).dtype != b.buf.dtype else a_frag
+  # zeroed once B's tile is there: a store that follows nothing in a loop would be hoisted out of it, zeroing only the first trip's
+  if not add: acc = acc.after(acc.after(b.buf).store(acc.const_like(0)))
+  return mma(blk, acc, lambda m, kk: a_twin(kk), lambda n0, kk: frags_b(blk, b, b_off + n0, kk * K, trans=b_kn), k // K)
+
 def wgmma_tile(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bool=False, add:bool=False, a_row:UOp|None=None,
                b_off:UOp|int=0) -> UOp:
   """acc = A·B (acc += A·B with add) for the block's warpgroups (4 warps of 16 rows each); acc is each warp's (1, n/N, elements) C tile
@@ -388,24 +411,33 @@ def wgmma_tile(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:boo
   columns (K-major, B = Kᵀ), or with b_kn whose rows are the K dimension (V) and columns B's. Hopper's wgmma on the LDS tiles (stored
   in swizzle atoms; b_off a multiple of 8 rows, or of 64 columns with b_kn) where the target has it; the twin: mma over fragment reads
   of the same tiles. Returns the stores."""
-  t = blk.target
-  M, N, K = t.mma
-  n, k = acc.shape[1] * N, b.rows if b_kn else b.cols
-  assert blk.warps % 4 == 0 and acc.shape[0] == 1 and (callable(a) or a.cols == k), "64 x n tiles of warpgroups"
-  a_frag = a if callable(a) else lambda kk: frag_a(blk, a, blk.warp * M if a_row is None else a_row, kk * K)
-  a_twin = (lambda kk: a_frag(kk).cast(b.buf.dtype)) if callable(a) and a(0).dtype != b.buf.dtype else a_frag
-  # the warpgroup's first row; spelled without warp % 4, which tinygrad may answer by splitting the warp range into two thread
-  # dimensions whose order no longer matches the hardware's warpgroups (wrong rows on the H100)
-  wg_row = blk.warp // 4 * 4 * M if a_row is None else a_row // (4 * M) * (4 * M)
-  if t.wgmma is None:
-    # zeroed once B's tile is there: a store that follows nothing in a loop would be hoisted out of it, zeroing only the first trip's
-    if not add: acc = acc.after(acc.after(b.buf).store(acc.const_like(0)))
-    return mma(blk, acc, lambda m, kk: a_twin(kk), lambda n0, kk: frags_b(blk, b, b_off + n0, kk * K, trans=b_kn), k // K)
-  ne = acc.shape[2]
-  a_op = [a(kk)[e].load() for kk in range(k // K) for e in range(t.a.nelems)] if callable(a) else a.at(wg_row, 0)
-  vals = t.wgmma(b.at(0, b_off) if b_kn else b.at(b_off, 0), n, k // K, b.rows * b.atom * b.itemsize, f"fa_wg{next(blk.ids)}", b.buf.dtype, a_op,
-                 0 if callable(a) else a.rows * a.atom * a.itemsize, [acc[0, j, e].load() for j in range(n // N) for e in range(ne)] if add else None, b_kn)
-  return UOp.group(*[acc[0, j, e].store(vals[j * ne + e]) for j in range(n // N) for e in range(ne)])
+  if blk.target.wgmma is None: return _wgmma_twin(blk, acc, a, b, b_kn, add, a_row, b_off)
+  ne, tn = acc.shape[2], acc.shape[1]
+  vals = blk.target.wgmma(*_wgmma_args(blk, acc, a, b, b_kn, a_row, b_off), [acc[0, j, e].load() for j in range(tn) for e in range(ne)] if add else None, b_kn)
+  return UOp.group(*[acc[0, j, e].store(vals[j * ne + e]) for j in range(tn) for e in range(ne)])
+
+@dataclass(frozen=True)
+class InFlight:
+  """a product wgmma_issue started: its accumulator, and the issue (or the twin's stores, done)"""
+  acc: UOp
+  done: UOp
+
+def wgmma_issue(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bool=False, add:bool=False, when:UOp|None=None) -> InFlight:
+  """wgmma_tile's product started and left in flight in acc's registers (acc, A's registers and the tiles untouched until wgmma_wait);
+  issued only where `when` (uniform over a warpgroup; None: always). The twin's runs where issued, so it takes no `when`."""
+  if blk.target.wgmma is None:
+    assert when is None, "the twin's products run where issued"
+    return InFlight(acc, _wgmma_twin(blk, acc, a, b, b_kn, add, None, 0))
+  regs = [acc[0, j, e] for j in range(acc.shape[1]) for e in range(acc.shape[2])]
+  args = _wgmma_args(blk, acc, a, b, b_kn, None, 0)
+  return InFlight(acc, _statement(blk, lambda live: blk.target.wgmma(*args, b_kn=b_kn, into=regs, add=add, when=when, live=live)[0]))
+
+def wgmma_wait(blk:Block, f:InFlight, pending:int=0, *deps:UOp) -> UOp:
+  """f's product done, once at most `pending` products issued after it are in flight, and after deps: the statement reads of f.acc
+  follow"""
+  if blk.target.wgmma is None: return UOp.group(f.done, *deps)
+  acc = f.acc.after(f.done, *deps)
+  return _statement(blk, lambda live: blk.target.wgmma_wait([acc[0, j, e] for j in range(acc.shape[1]) for e in range(acc.shape[2])], pending, live))
 
 # *** across the lanes of a warp ***
 

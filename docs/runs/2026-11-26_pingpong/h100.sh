@@ -19,3 +19,13 @@ for c in 0 1; do export CAUSAL=$c
   for cf in 128x128x8tr1p 128x64x8tr2p 128x128x8tr2p 64x64x4x2tr1; do echo "== $cf"; CONFIG=$cf VERIFY=1 MODE=fwd PEERS= b; done
 done
 fi
+# PART=3: the ping-pong with each turn's products issued together (P·V_{p-1} left in flight into the next step, S_p behind it, the turn
+# handed over before waiting for them: FlashAttention-3's order), beside the defaults
+if [ "${PART:-1}" = 3 ]; then
+timeout 200 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_hopper.py -k "warp_specialised_forward_on_hopper and p-" 2>&1 | tail -3
+for shape in "D=128 B=1 H=16 N=16384" "D=256 B=4 H=8 N=4096"; do for c in 0 1; do export $shape CAUSAL=$c
+  echo "== $shape causal=$c default"; VERIFY=1 MODE=fwd PEERS= b
+  cf=$([ "$D" = 128 ] && echo 128x128x8tr2p || echo 128x128x8tr1p); echo "== $cf"; CONFIG=$cf VERIFY=1 MODE=fwd PEERS= b
+  if [ "$D" = 128 ]; then echo "== fp8 default"; DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= b; echo "== fp8 $cf"; CONFIG=$cf DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= b; fi
+done; done
+fi
