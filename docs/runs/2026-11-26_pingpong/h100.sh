@@ -29,3 +29,12 @@ for shape in "D=128 B=1 H=16 N=16384" "D=256 B=4 H=8 N=4096"; do for c in 0 1; d
   if [ "$D" = 128 ]; then echo "== fp8 default"; DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= b; echo "== fp8 $cf"; CONFIG=$cf DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= b; fi
 done; done
 fi
+# PART=4: the ping-pong at D=256 on two slots (128x64x8tr2p), at D=128 N=4096, and fp8 on 256-key tiles
+if [ "${PART:-1}" = 4 ]; then
+for shape in "D=256 B=4 H=8 N=4096" "D=256 B=1 H=8 N=16384" "D=128 B=4 H=16 N=4096"; do for c in 0 1; do export $shape CAUSAL=$c
+  echo "== $shape causal=$c default, cuDNN"; VERIFY=1 MODE=fwd PEERS=torch_cudnn b
+  for cf in $([ "$D" = 128 ] && echo 128x128x8tr2p || echo "128x64x8tr2p 128x64x8tr2"); do echo "== $cf"; CONFIG=$cf VERIFY=1 MODE=fwd PEERS= b; done
+done; done
+export D=128 B=1 H=16 N=16384 CAUSAL=0
+for cf in 128x256x8tr2p 128x256x8tr1p; do echo "== fp8 $cf"; CONFIG=$cf DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= b; done
+fi
