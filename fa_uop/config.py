@@ -121,12 +121,14 @@ def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
 # fifth session), so the tuner tries the wgmma configs both ways and 64x64x4 with a producer; 128x64x8t led D=256's causal N=4096
 # (434 TFLOPS against 64x64x4's 419: docs/journal.md 2026-11-26, twelfth session). With the producer a warpgroup that hands its
 # registers to two consumer warpgroups (setmaxnreg), 128x128x8tr2 led D=128 N=16384 (633 TFLOPS non-causal, 604 causal, against the
-# table's 580 / 543) and 128x64x8tr2 D=256 N=4096 (619 / 497 against 570 / 477: thirteenth session)
+# table's 580 / 543) and 128x64x8tr2 D=256 N=4096 (619 / 497 against 570 / 477: thirteenth session); their ping-pong (p) led both
+# again (D=128 N=16384 649 / 632 against 626 / 593, D=256 causal N=4096 128x64x8tr2p 540 against 511: fourteenth session)
 CANDIDATES = (FwdConfig(64, 32, 4), FwdConfig(64, 64, 4), FwdConfig(128, 32, 8), FwdConfig(128, 64, 8), FwdConfig(64, 16, 4),
               FwdConfig(128, 64, 4), FwdConfig(128, 128, 8), FwdConfig(128, 32, 4), FwdConfig(64, 64, 4, 3), FwdConfig(64, 128, 4),
               FwdConfig(64, 64, 4, tma=True), FwdConfig(128, 128, 8, tma=True), FwdConfig(64, 128, 4, tma=True), FwdConfig(128, 64, 8, tma=True),
               FwdConfig(64, 64, 4, tma=True, ring=1), FwdConfig(64, 64, 4, tma=True, ring=2), FwdConfig(128, 128, 8, tma=True, ring=2),
-              FwdConfig(128, 64, 8, tma=True, ring=2), FwdConfig(128, 128, 8, tma=True, ring=1))
+              FwdConfig(128, 64, 8, tma=True, ring=2), FwdConfig(128, 128, 8, tma=True, ring=1),
+              FwdConfig(128, 128, 8, tma=True, ring=2, pingpong=True), FwdConfig(128, 64, 8, tma=True, ring=2, pingpong=True))
 
 def candidates(target:Target, d:int) -> list[FwdConfig]:
   def ok(c:FwdConfig) -> bool:

@@ -38,3 +38,8 @@ done; done
 export D=128 B=1 H=16 N=16384 CAUSAL=0
 for cf in 128x256x8tr2p 128x256x8tr1p; do echo "== fp8 $cf"; CONFIG=$cf DTYPE=fp8e4m3 VERIFY=1 MODE=fwd PEERS= b; done
 fi
+# PART=5/6: the tuner with the ping-pong configs (128x128x8tr2p, 128x64x8tr2p) among the candidates, D=256 / 128 (tune$D/)
+if [ "${PART:-1}" = 5 ] || [ "${PART:-1}" = 6 ]; then
+D=$([ "$PART" = 5 ] && echo 256 || echo 128)
+DS=$D timeout 580 python3 scripts/tune_table.py "${OUT:-out}/tune$D" 2>&1 | grep -vE "^\s*$" | tail -30
+fi
