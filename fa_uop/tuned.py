@@ -1,9 +1,10 @@
 """The tuner's picks per target (arch) and shape class (fa_uop.config.shape_class), measured on that GPU by scripts/tune_table.py,
 which writes this file; default_fwd_config takes the nearest class's (tuning, FA_UOP_TUNE=1, is opt-in). bf16 measured level with
 fp16 on the H100 (docs/journal.md, 2026-11-25), so one table serves both."""
-# sm_90a: an H100 (DEV=CUDA), the kernels of b1eb08d (the producer a warpgroup handing its registers to two consumer warpgroups:
-# the ring configs 128x128x8tr2, 128x64x8tr2, 128x128x8tr1 among the candidates), 2026-11-26: DS=128, 64, 256 (one run each)
-# DEV=CUDA python3 scripts/tune_table.py (every candidate's time: docs/runs/2026-11-26_overlap/tune{D}/tune_ms.json)
+# sm_90a: an H100 (DEV=CUDA), 2026-11-26, DEV=CUDA DS=<D> python3 scripts/tune_table.py, one run each. D=64: the kernels of b1eb08d (the
+# producer a warpgroup handing its registers to two consumer warpgroups; docs/runs/2026-11-26_overlap/tune64/tune_ms.json); D=128 and
+# 256: of c808e13, the two consumer warpgroups' ping-pong (128x128x8tr2p, 128x64x8tr2p) among the candidates
+# (docs/runs/2026-11-26_pingpong/tune{128,256}/tune_ms.json)
 TABLE: dict[str, dict[str, str]] = {"sm_90a": {
   "d64_causal_q1024_k1024": "64x64x4x3",
   "d64_causal_q16384_k16384": "64x128x4t",
@@ -12,15 +13,15 @@ TABLE: dict[str, dict[str, str]] = {"sm_90a": {
   "d64_full_q16384_k16384": "64x128x4t",
   "d64_full_q4096_k4096": "64x128x4t",
   "d128_causal_q1024_k1024": "64x64x4",
-  "d128_causal_q16384_k16384": "128x128x8tr2",
-  "d128_causal_q4096_k4096": "128x128x8tr2",
-  "d128_full_q1024_k1024": "64x64x4t",
-  "d128_full_q16384_k16384": "128x128x8tr2",
-  "d128_full_q4096_k4096": "128x128x8tr2",
-  "d256_causal_q1024_k1024": "64x64x4",
-  "d256_causal_q16384_k16384": "128x128x8tr1",
-  "d256_causal_q4096_k4096": "128x128x8tr1",
-  "d256_full_q1024_k1024": "128x128x8tr1",
-  "d256_full_q16384_k16384": "128x128x8tr1",
+  "d128_causal_q16384_k16384": "128x128x8tr2p",
+  "d128_causal_q4096_k4096": "128x128x8tr2p",
+  "d128_full_q1024_k1024": "128x128x8tr2p",
+  "d128_full_q16384_k16384": "128x128x8tr2p",
+  "d128_full_q4096_k4096": "128x128x8tr2p",
+  "d256_causal_q1024_k1024": "128x64x8tr2p",
+  "d256_causal_q16384_k16384": "128x64x8tr2p",
+  "d256_causal_q4096_k4096": "128x64x8tr2p",
+  "d256_full_q1024_k1024": "128x64x8tr2p",
+  "d256_full_q16384_k16384": "128x64x8tr2p",
   "d256_full_q4096_k4096": "128x128x8tr1",
 }}
