@@ -298,7 +298,7 @@ def test_fits_three_blocks(mask, kernel, D, spill):
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
 @pytest.mark.parametrize("c,D,causal", [("64x64x4tr2", 128, True), ("64x64x4tr1", 128, False), ("64x128x4tr2", 64, True),
                                          ("128x128x8tr2", 128, False), ("128x64x8tr2", 256, True), ("64x64x4x2tr2", 128, False),
-                                         ("128x128x8tr2p", 128, True), ("128x128x8tr1p", 256, False)], ids=str)
+                                         ("128x128x8tr2p", 128, True), ("128x64x8tr2p", 256, True)], ids=str)
 def test_warp_specialised_forward_builds_for_sm_90a(c, D, causal):
   """warp specialisation (ring: a producer warpgroup issuing K and V by bulk copies into a ring of slots): nvcc builds it for sm_90a with
   the producer's loop (a wait for each slot's release, then the tile's boxes) and its exit before the consumers' code, every block
@@ -324,6 +324,10 @@ def test_warp_specialised_forward_builds_for_sm_90a(c, D, causal):
   if split:   # within the blocks' part of the 64K registers an SM
     assert 65536 // max(cfg.blocks, 1) >= 128 * split[0] + threads * split[1], split
     assert f"setmaxnreg.dec.sync.aligned.u32 {split[0]}" in src and f"setmaxnreg.inc.sync.aligned.u32 {split[1]}" in src
+  if cfg.pingpong:   # the turns: each warpgroup waits on its own barrier (before the loop and before P·V), hands over after S (in the
+    # loop and, warpgroup 1 once, before it) and after the loop (warpgroup 0); a turn's products are waited for after the hand-over
+    assert src.count('asm volatile("bar.sync %0, 256;"') == 1 + 2 and src.count('asm volatile("bar.arrive %0, 256;"') == 1 + 2 + 1, src.count("bar.")
+    assert src.count("wgmma.wait_group.sync.aligned 0;") >= 2 * 2 + 1
   r = cuda_resources(src, "sm_90a")
   assert r["wgmma_serialized"] == 0 and r["spill_stores"] == 0, r
 
@@ -338,6 +342,11 @@ def test_warp_specialised_configs_checked():
   assert str(FwdConfig(64, 64, 4, tma=True, ring=2)) == "64x64x4tr2" and FwdConfig.parse("64x64x4x3tr1") == FwdConfig(64, 64, 4, 3, True, 1)
   for bad in (FwdConfig(64, 64, 4, ring=2), FwdConfig(64, 64, 4, tma=True, ring=5)):
     with pytest.raises(ValueError, match="ring"): bad.check(SM90A, 128)
+  # the ping-pong: two consumer warpgroups on a producer's ring
+  assert str(pp:=FwdConfig(128, 128, 8, tma=True, ring=2, pingpong=True)) == "128x128x8tr2p" and FwdConfig.parse("128x128x8tr2p") == pp
+  pp.check(SM90A, 128)
+  for bad in (FwdConfig(64, 64, 4, tma=True, ring=2, pingpong=True), FwdConfig(128, 128, 8, tma=True, pingpong=True)):
+    with pytest.raises(ValueError, match="ping-pong"): bad.check(SM90A, 128)
   with pytest.raises(ValueError): FwdConfig(64, 64, 4, tma=True, ring=1).check(SM80, 128)
   assert FwdConfig(64, 64, 4, tma=True, ring=2).lds_bytes(SM90A, 128) == 2 * (64 + 4 * 64) * 128
 
