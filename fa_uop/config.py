@@ -62,8 +62,7 @@ class FwdConfig:
     return target
   def __str__(self) -> str:
     return f"{self.block_m}x{self.block_n}x{self.warps}" + (f"x{self.blocks}" if self.blocks else "") + ("t" if self.tma else "") + \
-      (f"r{self.ring}" if self.ring else "") + \
-      ("p" if self.pingpong else "") + (f"s{self.split}" if self.split > 1 else "")
+      (f"r{self.ring}" if self.ring else "") + ("p" if self.pingpong else "") + (f"s{self.split}" if self.split > 1 else "")
   @staticmethod
   def parse(s:str) -> FwdConfig:
     """the config str() names, e.g. 64x64x4, 64x64x4x3, 64x64x4t, 64x64x4tr2, 128x128x8tr2p"""

@@ -12,9 +12,8 @@ from fa_uop.mods import Mods, TilePlan
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, store_tile, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, release, leave,
-                          registers, turn, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, wgmma_issue, wgmma_wait, InFlight,
-                          a_operand, a_from_acc,
-                          lane_reduce, rows_at)
+                          registers, turn, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, wgmma_issue, wgmma_wait,
+                          InFlight, a_operand, a_from_acc, lane_reduce, rows_at)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
 
@@ -88,9 +87,9 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     first_k = kv_copy(0, k_s.after(bars), n0_of(0), any_tile, 0)
   else: first_k = copy_tile(blk, k_s, kg, tile(0), nk - n0_of(0) if any_tile is None else any_tile.where(nk - n0_of(0), 0), variant=1, run=run)
   q_s = wait_tile(blk, q_s, copy_tile(blk, q_s, qg, q_rows, nq), first_k)
-  # a ping-pong (FlashAttention-3's): warpgroup w's products come in turns [S_0], [P·V_{p-1}, S_p], .., [P·V_last], waited for on its
-  # barrier; it hands the turn over once S_p is done, so its softmax runs under the other's turn. Warpgroup 1 hands warpgroup 0 the
-  # first, warpgroup 0 hands it the last after the loop: each then arrives as often as the other waits
+  # a ping-pong (FlashAttention-3's): warpgroup w's products come in turns [S_0], [P·V_{p-1}, S_p], .., [P·V_last], each begun by
+  # waiting on its barrier and, once issued, handed to the other warpgroup, so its softmax runs under the other's turn. Warpgroup 1
+  # hands warpgroup 0 the first, warpgroup 0 hands it the last after the loop: each then arrives as often as the other waits
   pong = bool(ring) and cfg.pingpong
   if pong: first_k = turn(blk, True, bars, turn(blk, False, bars, q_s.buf, when=blk.warp >= 4))
   # Q's A fragments stay in registers for the whole loop where a warp has one m-tile. With more they do not fit beside the output

@@ -250,7 +250,7 @@ def _wgmma_desc(addr:str, lbo:int=16) -> str:
 _WG_TYPES = {dtypes.half: "f16", dtypes.bfloat16: "bf16", dtypes.fp8e4m3: "e4m3", dtypes.fp8e5m2: "e5m2"}
 
 def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:UOp|list[UOp], a_block:int=0, acc:list[UOp]|None=None,
-                b_kn:bool=False, into:list[UOp]|None=None, add:bool=False, when:UOp|None=None, live:UOp|None=None) -> list[UOp]:
+                b_kn:bool=False, into:list[UOp]|None=None, add:bool=False, live:UOp|None=None) -> list[UOp]:
   """wgmma.mma_async m64n{n}k{K} over ksteps K-steps of 32 bytes (K: 16 16-bit or 32 8-bit elements), all 128 threads of the warpgroup
   (4 consecutive warps from a multiple of 4): D (64 x n, float32) = A·B, plus acc (this thread's n/2 floats) where given. B from the
   LDS tile at b in 128-byte swizzle atoms (tiles.Smem), b_block bytes from one atom column block to the next: its rows the n columns
@@ -260,12 +260,11 @@ def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:
   rounded here, two by one cvt (tinygrad's casts round one at a time, and leave the bytes to be packed). Thread l of warp w gets rows 16w + l//4 and
   16w + l//4 + 8 in mma.sync's m16n8 C layout, 8 columns at a time: returned as its n/2 floats, the product waited for.
   into: the accumulator's n/2 registers (their indexes), D = A·B (+ D with add) left in flight in them: a statement, committed, not waited
-  for (_cuda_wgmma_wait), issued where `when` (uniform over the warpgroup; the group is committed either way, so a wait counts it),
-  the statement run only where `live`."""
+  for (_cuda_wgmma_wait), the statement run only where `live`."""
   ty, nd, regs_a = _WG_TYPES[dtype], n // 2, isinstance(a, list)
   assert not (b_kn and dtype.itemsize == 1), "wgmma takes 8-bit B K-major only"
   na = 4 * ksteps if regs_a else 0   # A's 32-bit registers
-  src = [b, *(a if regs_a else [a]), *(acc or into or []), *(x for x in (when, live) if x is not None)]
+  src = [b, *(a if regs_a else [a]), *(acc or into or []), *([] if live is None else [live])]
   ai, ci = 1, 1 + (len(a) if regs_a else 1)   # where A's and acc's values start among the custom's sources
   regs = ",".join(f"%{i}" for i in range(nd))
   outs = ", ".join(f'"+f"(*{{{ci + i}}})' if into else f'"+f"({name}[{i}])' for i in range(nd))
@@ -281,10 +280,7 @@ def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:
       ka = kk * 32 // 128 * a_block + kk * 32 % 128
       a_op, b_op, scale, trans = f"%{nd}", f"%{nd + 1}", f"%{nd + 2}", f", 0, {int(b_kn)}" if dtype.itemsize == 2 else ""
       ins = f'"l"({_wgmma_desc(f"{name}_a + {ka}")}), "l"({desc_b}), "r"({1 if accumulate else min(kk, 1)})'
-    # when: the operand after the scale, a predicate on the instruction (one basic block for ptxas's wgmma pipeline)
-    guard, ins = ("@q ", ins + f', "r"((int)({{{ci + nd}}}))') if when is not None else ("", ins)
-    pred = f"\\n.reg .pred q;\\nsetp.ne.b32 q, %{int(scale[1:]) + 1}, 0;" if when is not None else ""
-    steps.append(f'asm volatile("{{{{\\n.reg .pred p;\\nsetp.ne.b32 p, {scale}, 0;{pred}\\n{guard}wgmma.mma_async.sync.aligned.m64n{n}k{32 // dtype.itemsize}.f32.{ty}.{ty} '
+    steps.append(f'asm volatile("{{{{\\n.reg .pred p;\\nsetp.ne.b32 p, {scale}, 0;\\nwgmma.mma_async.sync.aligned.m64n{n}k{32 // dtype.itemsize}.f32.{ty}.{ty} '
                  f'{{{{{regs}}}}}, {a_op}, {b_op}, p, 1, 1{trans};\\n}}}}" : {outs} : {ins});')
   init = ", ".join(f"{{{ci + i}}}" for i in range(nd)) if acc is not None else ", ".join(["0.0f"] * nd)
   if dtype.itemsize == 1:   # A from floats: each register from 4 values, lowest byte first

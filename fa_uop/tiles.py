@@ -422,15 +422,13 @@ class InFlight:
   acc: UOp
   done: UOp
 
-def wgmma_issue(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bool=False, add:bool=False, when:UOp|None=None) -> InFlight:
+def wgmma_issue(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bool=False, add:bool=False) -> InFlight:
   """wgmma_tile's product started and left in flight in acc's registers (acc, A's registers and the tiles untouched until wgmma_wait);
-  issued only where `when` (uniform over a warpgroup; None: always). The twin's runs where issued, so it takes no `when`."""
-  if blk.target.wgmma is None:
-    assert when is None, "the twin's products run where issued"
-    return InFlight(acc, _wgmma_twin(blk, acc, a, b, b_kn, add, None, 0))
+  the twin's runs where issued"""
+  if blk.target.wgmma is None: return InFlight(acc, _wgmma_twin(blk, acc, a, b, b_kn, add, None, 0))
   regs = [acc[0, j, e] for j in range(acc.shape[1]) for e in range(acc.shape[2])]
   args = _wgmma_args(blk, acc, a, b, b_kn, None, 0)
-  return InFlight(acc, _statement(blk, lambda live: blk.target.wgmma(*args, b_kn=b_kn, into=regs, add=add, when=when, live=live)[0]))
+  return InFlight(acc, _statement(blk, lambda live: blk.target.wgmma(*args, b_kn=b_kn, into=regs, add=add, live=live)[0]))
 
 def wgmma_wait(blk:Block, f:InFlight, pending:int=0, *deps:UOp) -> UOp:
   """f's product done, once at most `pending` products issued after it are in flight, and after deps: the statement reads of f.acc
