@@ -1,6 +1,6 @@
 # compute-sanitizer's memcheck, racecheck and synccheck over every kernel family fa_uop launches, at tail shapes (scripts/sanitize_once.py):
-# the forward by cp.async, by bulk copies and with a producer's ring (and its consumers' ping-pong); the backward; a mask_mod's block map; decoding dense and paged with
-# the cache write and the combine; flash_attention's split-KV path. On the GPU machine: bash scripts/sanitize.sh [FAMILIES...];
+# the forward by cp.async, by bulk copies, with a producer's ring and with its two consumer warpgroups' ping-pong; the backward; a
+# mask_mod's block map; decoding dense and paged with the cache write and the combine; flash_attention's split-KV path. On the GPU machine: bash scripts/sanitize.sh [FAMILIES...];
 # the runs go JOBS at a time (default 8: the tools' time is mostly the host's); one line per run in $OUT/sanitize.txt (errors and
 # hazards counted), each run's log in ${SAN_LOGS:-/tmp}/san_FAMILY_TOOL.log
 source scripts/device_setup.sh
