@@ -43,3 +43,5 @@ if [ "${PART:-1}" = 5 ] || [ "${PART:-1}" = 6 ]; then
 D=$([ "$PART" = 5 ] && echo 256 || echo 128)
 DS=$D timeout 580 python3 scripts/tune_table.py "${OUT:-out}/tune$D" 2>&1 | grep -vE "^\s*$" | tail -30
 fi
+# PART=7: the tuner at D=64 with the ping-pong configs among the candidates (tune64/)
+if [ "${PART:-1}" = 7 ]; then DS=64 timeout 580 python3 scripts/tune_table.py "${OUT:-out}/tune64" 2>&1 | grep -vE "^\s*$" | tail -30; fi
