@@ -410,7 +410,7 @@ def test_fp8_on_the_gpu(rng, dtype):
   check(o, attention_ref(*(host(x) for x in (q, k, v)), causal=True)[0], "SDPA drop-in")
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("c,D", [("128x128x8tr2", 128), ("64x128x4x2tr2", 128), ("128x128x8tr1", 256)], ids=str)
+@pytest.mark.parametrize("c,D", [("128x128x8tr2", 128), ("64x128x4x2tr2", 128), ("128x128x8tr1", 256), ("128x128x8tr2p", 128)], ids=str)
 def test_fp8_ring_on_hopper(rng, c, D):
   """on an H100 or H200: fp8 with K and Vᵀ by bulk copies (128-byte boxes of 8-bit elements; Vᵀ's keys its columns) from a producer
   warpgroup's ring, through flash_attention with descales, GQA and tails on both sides, causal and not, against float64"""
