@@ -304,7 +304,8 @@ def test_warp_specialised_forward_builds_for_sm_90a(c, D, causal):
   the producer's loop (a wait for each slot's release, then the tile's boxes) and its exit before the consumers' code, every block
   barrier a named one over the consumer threads (the producer never meets one; only the barriers' set-up meets all threads), each slot
   waited for and released on mbarriers per stage, no wgmma serialized; where the launch leaves the consumers fewer registers than
-  they take, the producer hands its own over (setmaxnreg: 24 kept, the rest to the consumers), and nothing spills"""
+  they take, the producer hands its own over (setmaxnreg: 24 kept, the rest to the consumers), and nothing spills; with a ping-pong
+  (p) the two consumer warpgroups take turns on named barriers"""
   from tinygrad import UOp
   from fa_uop import flash_fwd, FwdConfig
   cfg = FwdConfig.parse(c)
