@@ -143,7 +143,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     if pong:   # S_p issued behind this turn's P·V_{p-1} (in flight in acc), the turn handed over, then both waited for
       sf = wgmma_issue(blk, s, q_s, kt)
       s = s.after(qk:=wgmma_wait(blk, sf, 0, turn(blk, False, bars, sf.done)))
-      acc = acc.after(wgmma_wait(blk, InFlight(acc, qk), 0))
+      acc = acc.after(wgmma_wait(blk, InFlight(acc, qk), 0))   # the same wait covers P·V_{p-1}: naming acc keeps its reads below it
       freed = (release(blk, bars, empty(1, (p + ring - 1) % ring), acc, when=p > 0),)   # V_{p-1}'s slot: its product is done
     elif wg: s = s.after(qk:=wgmma_tile(blk, s, q_s, kt.after(vc)))   # S = Q·Kᵀ (not +=): no zeroing
     else:
