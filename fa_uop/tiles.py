@@ -381,7 +381,7 @@ def mma(blk:Block, acc:UOp, a:Callable[[UOp, UOp], UOp], b:Callable[[UOp, UOp], 
   return done if ko is None else done.end(ko)
 
 def _wgmma_args(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bool, a_row:UOp|None, b_off:UOp|int) -> tuple:
-  """what wgmma_tile and wgmma_issue hand the target's wgmma, for its first arguments; None with the twin"""
+  """what wgmma_tile and wgmma_issue hand the target's wgmma, for its first arguments"""
   t = blk.target
   M, N, K = t.mma
   n, k = acc.shape[1] * N, b.rows if b_kn else b.cols
@@ -392,6 +392,10 @@ def _wgmma_args(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bo
   a_op = [a(kk)[e].load() for kk in range(k // K) for e in range(t.a.nelems)] if callable(a) else a.at(wg_row, 0)
   return (b.at(0, b_off) if b_kn else b.at(b_off, 0), n, k // K, b.rows * b.atom * b.itemsize, f"fa_wg{next(blk.ids)}", b.buf.dtype, a_op,
           0 if callable(a) else a.rows * a.atom * a.itemsize)
+
+def _acc_regs(acc:UOp) -> list[UOp]:
+  """a warpgroup's (1, n/N, elements) C tile as wgmma names its registers, in order"""
+  return [acc[0, j, e] for j in range(acc.shape[1]) for e in range(acc.shape[2])]
 
 def _wgmma_twin(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bool, add:bool, a_row:UOp|None, b_off:UOp|int) -> UOp:
   """the portable twin of wgmma: mma over fragment reads of the same tiles"""
@@ -412,9 +416,9 @@ def wgmma_tile(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:boo
   in swizzle atoms; b_off a multiple of 8 rows, or of 64 columns with b_kn) where the target has it; the twin: mma over fragment reads
   of the same tiles. Returns the stores."""
   if blk.target.wgmma is None: return _wgmma_twin(blk, acc, a, b, b_kn, add, a_row, b_off)
-  ne, tn = acc.shape[2], acc.shape[1]
-  vals = blk.target.wgmma(*_wgmma_args(blk, acc, a, b, b_kn, a_row, b_off), [acc[0, j, e].load() for j in range(tn) for e in range(ne)] if add else None, b_kn)
-  return UOp.group(*[acc[0, j, e].store(vals[j * ne + e]) for j in range(tn) for e in range(ne)])
+  regs = _acc_regs(acc)
+  vals = blk.target.wgmma(*_wgmma_args(blk, acc, a, b, b_kn, a_row, b_off), [r.load() for r in regs] if add else None, b_kn)
+  return UOp.group(*[r.store(v) for r, v in zip(regs, vals)])
 
 @dataclass(frozen=True)
 class InFlight:
@@ -426,8 +430,7 @@ def wgmma_issue(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bo
   """wgmma_tile's product started and left in flight in acc's registers (acc, A's registers and the tiles untouched until wgmma_wait);
   the twin's runs where issued"""
   if blk.target.wgmma is None: return InFlight(acc, _wgmma_twin(blk, acc, a, b, b_kn, add, None, 0))
-  regs = [acc[0, j, e] for j in range(acc.shape[1]) for e in range(acc.shape[2])]
-  args = _wgmma_args(blk, acc, a, b, b_kn, None, 0)
+  regs, args = _acc_regs(acc), _wgmma_args(blk, acc, a, b, b_kn, None, 0)
   return InFlight(acc, _statement(blk, lambda live: blk.target.wgmma(*args, b_kn=b_kn, into=regs, add=add, live=live)[0]))
 
 def wgmma_wait(blk:Block, f:InFlight, pending:int=0, *deps:UOp) -> UOp:
@@ -435,7 +438,7 @@ def wgmma_wait(blk:Block, f:InFlight, pending:int=0, *deps:UOp) -> UOp:
   follow"""
   if blk.target.wgmma is None: return UOp.group(f.done, *deps)
   acc = f.acc.after(f.done, *deps)
-  return _statement(blk, lambda live: blk.target.wgmma_wait([acc[0, j, e] for j in range(acc.shape[1]) for e in range(acc.shape[2])], pending, live))
+  return _statement(blk, lambda live: blk.target.wgmma_wait(_acc_regs(acc), pending, live))
 
 # *** across the lanes of a warp ***
 
