@@ -1,0 +1,23 @@
+# issue 31: where the fp8 forward's time goes (Nsight Compute: pipes, stalls, issue; and its SASS), beside fp16's ping-pong; and the rows
+# the last session left ready: fp8 at D=256 through the ping-pong, the causal D=256 forward at N=4096 three times beside cuDNN
+source scripts/device_setup.sh; export DEV=CUDA FA_UOP_TUNE=0
+b() { timeout 120 python3 bench.py 2>&1 | grep -E "^(fa_uop|torch|triton|verify|CUDA)" | sed 's/ GPU / /'; }
+if [ "${PART:-1}" = 1 ]; then
+M=$(for s in barrier long_scoreboard short_scoreboard math_pipe_throttle wait mio_throttle lg_throttle not_selected selected dispatch_stall no_instruction branch_resolving membar sleeping misc tex_throttle drain imc_miss; do printf "smsp__average_warps_issue_stalled_${s}_per_issue_active.ratio,"; done)
+export D=128 B=1 H=16 N=16384 CAUSAL=0 VERIFY=0 CNT=1 MODE=fwd PEERS=
+for run in "fp8 64x128x4x2tr2 fp8e4m3" "fp8 128x128x8tr2p fp8e4m3" "fp16 128x128x8tr2p half"; do set -- $run
+  echo "== ncu $1 $2"
+  CONFIG=$2 DTYPE=$3 timeout 200 ncu -k regex:fa_fwd -s 1 -c 1 --metrics ${M%,},regex:sm__pipe_.*_cycles_active.avg.pct_of_peak_sustained_active,regex:sm__inst_executed_pipe_.*.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__cycles_elapsed.avg,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__time_duration.sum,smsp__warps_eligible.avg.per_cycle_active,smsp__warps_active.avg.per_cycle_active,sm__cycles_active.avg,smsp__cycles_active.avg.pct_of_peak_sustained_elapsed python3 bench.py > $OUT/ncu_$1_$2.txt 2>&1
+  grep -E "^\s+(sm|smsp|gpu)__" $OUT/ncu_$1_$2.txt | awk '$NF != 0 && $NF != "0"' | awk '{print $1, $(NF-1), $NF}'
+done
+mkdir -p $OUT/sass; OUT=$OUT/sass python3 docs/runs/2026-11-26_fp8prof/sass.py 64x128x4x2tr2 128x128x8tr2p
+for f in $OUT/sass/*.cu; do nvcc -gencode=arch=compute_90a,code=sm_90a -cubin -o ${f%.cu}.cubin $f 2>/dev/null && cuobjdump -sass ${f%.cu}.cubin > ${f%.cu}.sass; rm -f ${f%.cu}.cubin; wc -l ${f%.cu}.sass; done
+fi
+if [ "${PART:-1}" = 2 ]; then
+export VERIFY=1 MODE=fwd
+for c in 0 1; do export D=256 B=4 H=8 N=4096 CAUSAL=$c
+  for cf in 128x128x8tr1 128x128x8tr2p; do echo "== fp8 D=256 N=4096 causal=$c $cf"; CONFIG=$cf DTYPE=fp8e4m3 PEERS= b; done
+done
+export CAUSAL=1
+for i in 1 2 3; do echo "== D=256 N=4096 causal default, cuDNN ($i)"; PEERS=torch_cudnn b; done
+fi
