@@ -21,3 +21,31 @@ done
 export CAUSAL=1
 for i in 1 2 3; do echo "== D=256 N=4096 causal default, cuDNN ($i)"; PEERS=torch_cudnn b; done
 fi
+# PART=3: the row max and row sum as trees of halves (tiles.row_reduce) beside the chains before (abtmp/prev: fa_uop/, bench.py and
+# scripts/ of da4072e, carried), alternating, every row verified
+if [ "${PART:-1}" = 3 ]; then
+export VERIFY=1 MODE=fwd PEERS=
+for shape in "D=128 B=1 H=16 N=16384" "D=256 B=4 H=8 N=4096"; do for c in 0 1; do export $shape CAUSAL=$c
+  cfgs=$([ "$D" = 128 ] && echo "fp8e4m3:64x128x4x2tr2 fp8e4m3:128x128x8tr2p half:128x128x8tr2p" || echo "half:128x64x8tr2p fp8e4m3:128x128x8tr2p")
+  for dc in $cfgs; do for v in prev new; do
+    d=$PWD; [ $v = prev ] && d=$PWD/abtmp/prev
+    echo "== $shape causal=$c ${dc%%:*} ${dc##*:} $v"; (cd $d && DTYPE=${dc%%:*} CONFIG=${dc##*:} b)
+  done; done
+done; done
+fi
+# PART=4: a quarter of the unmasked tiles' exponentials by a polynomial on the FMA pipe (tiles.exp2_poly; SM90A's fp8 description,
+# exp2_poly=4) beside the trees alone (abtmp/tree), half of them (abtmp/poly2) and fp16 with a quarter (abtmp/poly16); abtmp/prev: da4072e
+if [ "${PART:-1}" = 4 ]; then
+export VERIFY=1 MODE=fwd PEERS=
+bb() { local v=$1 dt=$2 cf=$3; d=$PWD; [ $v != new ] && d=$PWD/abtmp/$v; echo "== D=$D N=$N causal=$CAUSAL $dt $cf $v"; (cd $d && DTYPE=$dt CONFIG=$cf b); }
+export D=128 B=1 H=16 N=16384 CAUSAL=0
+for v in tree new poly2 tree new poly2; do bb $v fp8e4m3 128x128x8tr2p; done
+for v in prev tree new; do bb $v fp8e4m3 64x128x4x2tr2; done
+for v in tree poly16; do bb $v half 128x128x8tr2p; done
+export CAUSAL=1
+for v in tree new poly2; do bb $v fp8e4m3 128x128x8tr2p; done
+export D=256 B=4 H=8 N=4096
+for v in tree poly16; do bb $v half 128x64x8tr2p; done
+export CAUSAL=0
+for v in prev tree new; do bb $v fp8e4m3 128x128x8tr2p; done
+fi
