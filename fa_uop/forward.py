@@ -13,7 +13,7 @@ from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, store_tile, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, release, leave,
                           registers, turn, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, wgmma_issue, wgmma_wait,
-                          InFlight, a_operand, a_from_acc, lane_reduce, row_reduce, store_exp2, rows_at)
+                          InFlight, a_operand, a_from_acc, lane_reduce, row_reduce, rows_at)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
 
@@ -164,19 +164,18 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     if masked or c is None: s = s.after(s[mi, ni, e].store(val).end(mi, ni, e))
     s_rows = rows_view(blk, s)
     # online softmax: new row max, rescale what was accumulated so far, P = exp2(S - max)
+    # (in a ping-pong its row reductions as trees: there the softmax lies between turns, and its chains' latency cost the H100's fp8
+    # 3-4%; beside another block (64x128x4x2tr2) trees measured 5% slower: docs/journal.md 2026-11-26, fifteenth session)
     tile_max = blk.reg((nrows,))
-    tile_max = lane_reduce(blk, tile_max.after(tile_max.after(it).store(row_reduce(s_rows, Ops.MAX))), Ops.MAX)
+    tile_max = lane_reduce(blk, tile_max.after(tile_max.after(it).store(row_reduce(s_rows, Ops.MAX, pong))), Ops.MAX)
     new_max = row_max.maximum(tile_max if c is None else tile_max * c)
     # a row that has seen only masked keys keeps max -inf; subtract 0 there so exp2 gives 0, not NaN
     safe_max = new_max.eq(-math.inf).where(0.0, new_max)
     alpha = (row_max - safe_max).exp2()
-    # in a tile no mask crosses every exponent is finite: there the target may take part of them off the special-function unit
-    if masked or not target.exp2_poly:
-      s_done = s_rows.store(((s_rows if c is None else s_rows * c) - safe_max.reshape(nrows, 1).expand(s_rows.shape)).exp2())
-    else: s_done = store_exp2(blk, s, c, (mx:=blk.reg((nrows,))).after(mx.after(it).store(safe_max)), target.exp2_poly)
+    s_done = s_rows.store(((s_rows if c is None else s_rows * c) - safe_max.reshape(nrows, 1).expand(s_rows.shape)).exp2())
     s = s.after(s_done)
     s_rows = rows_view(blk, s)
-    upd = UOp.group(row_sum.store(row_sum * alpha + row_reduce(s_rows, Ops.ADD)), row_max.store(new_max),
+    upd = UOp.group(row_sum.store(row_sum * alpha + row_reduce(s_rows, Ops.ADD, pong)), row_max.store(new_max),
                     (a_rows:=rows_view(blk, acc)).store(a_rows * alpha.reshape(nrows, 1).expand(a_rows.shape)))
     acc = acc.after(upd)
     if ring:   # V_p must have landed; K's slot is released once S is in every thread's registers

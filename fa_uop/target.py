@@ -84,9 +84,6 @@ class Target:
   narrow: Target|None = None
   # the same GPU's 8-bit float MMA (its shape, A and B fragments, the formats it takes), where it has one (see for_dtype)
   fp8: Target|None = None
-  # one in this many of a lane's softmax exponentials (in tiles no mask crosses) by a polynomial on the FMA pipe (tiles.store_exp2), where
-  # the special-function unit's exp2 alone would take as long as the products; 0: all by exp2
-  exp2_poly: int = 0
   def portable(self) -> Target:
     return replace(self, shuffle=None, copy16=None, copy_wait=None, store16=None, ldsm=None, ldsm_addr=None, wgmma=None, wgmma_wait=None, tma=None,
                    narrow=self.narrow and self.narrow.portable(), fp8=self.fp8 and self.fp8.portable())
@@ -351,7 +348,7 @@ HOPPER_TMA = TMA(_cuda_tma_init, _cuda_tma_copy, _cuda_tma_wait, _cuda_tma_arriv
 SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, wgmma=_cuda_wgmma, wgmma_wait=_cuda_wgmma_wait, warpgroups=True, multiprocessors=132,
                 min_blocks=True, tma=HOPPER_TMA,
                 fp8=replace(SM89_FP8, arch="sm_90a", lds_bytes=HOPPER_LDS, multiprocessors=132, min_blocks=True, wgmma=_cuda_wgmma,
-                            wgmma_wait=_cuda_wgmma_wait, warpgroups=True, v_keys=((2, 4, 2), (1, 0, 2)), tma=HOPPER_TMA, exp2_poly=4))
+                            wgmma_wait=_cuda_wgmma_wait, warpgroups=True, v_keys=((2, 4, 2), (1, 0, 2)), tma=HOPPER_TMA))
 
 # RDNA4 wmma_f32_16x16x16 (gfx12): no duplicated operands; A and B hold k 0-3 and 8-11 of row (column) lane%16 in lanes 0-15, k 4-7
 # and 12-15 in lanes 16-31; C holds column lane%16, rows 8(lane//16)+e. Its 8-bit float WMMA (e4m3, e5m2) has the same shape and

@@ -269,49 +269,14 @@ def rows_view(blk:Block, t:UOp) -> UOp:
   v = t.reshape(tm, tn, *edig).permute(0, *[2 + i for i in rdig], 1, *[2 + i for i in cdig])
   return v.reshape(tm * math.prod(edig[i] for i in rdig), tn * math.prod(edig[i] for i in cdig))
 
-def row_reduce(x:UOp, op:Ops) -> UOp:
-  """(rows, cols) -> (rows,): op over each row's columns as a tree of halves, log2(cols) dependent steps. A reduce renders as a
-  chain, which the H100's SASS ran as 32 dependent FMNMX (and FADD) a row, the softmax's longest latency (docs/journal.md,
-  2026-11-26, fifteenth session)"""
+def row_reduce(x:UOp, op:Ops, tree:bool=True) -> UOp:
+  """(rows, cols) -> (rows,): op over each row's columns, with tree as a tree of halves (log2(cols) dependent steps), else as tinygrad
+  renders a reduce: a chain (on the H100 32 dependent FMNMX or FADD a row)"""
   r, n = x.shape
-  while n % 2 == 0:
+  while tree and n % 2 == 0:
     n //= 2
     x = x.shrink(((0, r), (0, n))).alu(op, x.shrink(((0, r), (n, 2 * n))))
   return (x if n == 1 else x.max(axis=1) if op is Ops.MAX else x.sum(axis=1)).reshape(r)
-
-# 2^f on [-1/2, 1/2], degree 3, relative error 7.5e-5 (a fit toward equal ripple; FlashAttention-4 computes part of its exp2s so)
-EXP2_POLY = (0.9999280571937561, 0.6932609677314758, 0.2426111400127411, 0.05517164617776871)
-
-def exp2_poly(x:UOp, magic:tuple[UOp, UOp]) -> UOp:
-  """2^x for x ≤ 0 (finite) on the FMA and integer pipes: x = n + f, n rounded to nearest by adding 1.5·2^23 (n then in the sum's low
-  mantissa bits), 2^f by EXP2_POLY, 2^n by adding n to its exponent bits. Below -125 it gives about 2^-125 (not 0). magic: 1.5·2^23 and
-  its negation, each read from a register of its own (tinygrad folds x - ((x + c) - c), or with one register, to 0)"""
-  x = x.maximum(-125.0)
-  t = x + magic[0]
-  f = x - (t + magic[1])
-  p = functools.reduce(lambda acc, c: acc * f + c, EXP2_POLY[-3::-1], f * EXP2_POLY[-1] + EXP2_POLY[-2])
-  return (p.bitcast(dtypes.uint32) + (t.bitcast(dtypes.uint32) << 23)).bitcast(dtypes.float32)
-
-def store_exp2(blk:Block, t:UOp, scale:UOp|float|None, sub:UOp, every:int) -> UOp:
-  """t = 2^(t·scale - sub[row]) on a C-fragment register tile t (scale None: 1; sub: a register vector, an entry per rows_view row), the
-  exponents ≤ 0 and finite: the last n-tile of each group of `every` by exp2_poly, the rest by exp2"""
-  c = blk.target.c
-  tm, tn, ne = t.shape
-  edig = [c.split[d] for d in c.elems]
-  rdig = [i for i, d in enumerate(c.elems) if d < c.nrow]
-  def row(m:UOp, e:UOp) -> UOp:   # rows_view's row of element e of m-tile m (see rows_view)
-    return m * math.prod(edig[i] for i in rdig) + sum((e // math.prod(edig[i + 1:]) % edig[i]) * math.prod(edig[j] for j in rdig[k + 1:])
-                                                       for k, i in enumerate(rdig))
-  # the n-tiles by two ranges, group and place in it (a range taken modulo is split by tinygrad into two of new ids, out of order)
-  def part(lo:int, hi:int, fn:Callable[[UOp], UOp]) -> UOp:
-    m, g, j, e = blk.range(tm), blk.range(tn // every), blk.range(hi - lo), blk.range(ne)
-    x = t[m, g * every + lo + j, e] if scale is None else t[m, g * every + lo + j, e] * scale
-    return t[m, g * every + lo + j, e].store(fn(x - sub[row(m, e)])).end(m, g, j, e)
-  assert tn % every == 0, f"{tn} n-tiles in groups of {every}"
-  mg = blk.reg((2,))
-  mg = mg.after(UOp.group(mg.after(sub)[0].store(12582912.0), mg.after(sub)[1].store(-12582912.0)))
-  magic = (mg[0], mg[1])
-  return UOp.group(part(0, every - 1, lambda x: x.exp2()), part(every - 1, every, lambda x: exp2_poly(x, magic)))
 
 def tile_coords(blk:Block, m:UOp|int, n:UOp|int, e:UOp|int) -> tuple[UOp, UOp]:
   """(row, col) in the warp's tile of element e of C fragment (m, n), for this lane"""

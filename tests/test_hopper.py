@@ -351,6 +351,20 @@ def test_warp_specialised_configs_checked():
   with pytest.raises(ValueError): FwdConfig(64, 64, 4, tma=True, ring=1).check(SM80, 128)
   assert FwdConfig(64, 64, 4, tma=True, ring=2).lds_bytes(SM90A, 128) == 2 * (64 + 4 * 64) * 128
 
+@pytest.mark.parametrize("shape", [(4, 32), (2, 24), (3, 5), (1, 1)], ids=str)
+def test_row_reduce(rng, shape):
+  """tiles.row_reduce (the ping-pong's row max and sum, as trees of halves; else chains): each row's max and sum of fresh data against
+  numpy in float64, trees and chains alike, odd column counts finishing as chains"""
+  from tinygrad.uop.ops import Ops
+  from fa_uop.tiles import row_reduce
+  r, seed = rng
+  x = r.standard_normal(shape).astype(np.float32)
+  with Context(DEV="PYTHON::sm_80"):
+    for op, want in ((Ops.MAX, x.max(1)), (Ops.ADD, x.astype(np.float64).sum(1))):
+      for tree in (True, False):
+        got = Tensor(row_reduce(Tensor(x).uop, op, tree)).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-5, err_msg=f"{op} tree={tree} (seed {seed})")
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("c,D", [("64x64x4tr1", 128), ("64x64x4tr2", 128), ("128x128x8tr2", 128), ("64x128x4tr2", 64), ("128x64x8tr2", 256),
                                  ("64x64x4x2tr2", 128), ("128x128x8tr2p", 128), ("128x64x8tr2p", 256)], ids=str)

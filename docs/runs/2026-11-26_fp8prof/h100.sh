@@ -49,3 +49,12 @@ for v in tree poly16; do bb $v half 128x64x8tr2p; done
 export CAUSAL=0
 for v in prev tree new; do bb $v fp8e4m3 128x128x8tr2p; done
 fi
+# PART=5 (the polynomial reverted; trees in the ping-pong only): fp8's default against the ping-pong on every sweep length, and the
+# GPU tests of the ping-pong configs
+if [ "${PART:-1}" = 5 ]; then
+export VERIFY=1 MODE=fwd PEERS= DTYPE=fp8e4m3
+for shape in "D=128 B=16 H=16 N=1024" "D=128 B=4 H=16 N=4096" "D=128 B=1 H=16 N=16384" "D=256 B=1 H=8 N=16384"; do for c in 0 1; do export $shape CAUSAL=$c
+  for cf in $([ "$D" = 128 ] && echo "64x128x4x2tr2 128x128x8tr2p" || echo "128x128x8tr1 128x128x8tr2p"); do echo "== fp8 $shape causal=$c $cf"; CONFIG=$cf b; done
+done; done
+timeout 300 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_hopper.py tests/test_fp8.py -k "p- or p]" 2>&1 | tail -3
+fi
