@@ -153,10 +153,13 @@ def default_fwd_config(target:Target, d:int, causal:bool=False, nq:int|None=None
   # 8-bit wgmma reads Vᵀ in tiles of whole 128-byte rows: 128 keys. By cp.async one warpgroup a block led two (H100, e4m3 N=16384:
   # D=128 749 vs 656 TFLOPS, causal 710 vs 600; eleventh session); by bulk copies from a producer warpgroup's ring, one consumer
   # warpgroup in two blocks an SM leads at D=128 (825 / 771 against 64x128x4's 776 / 732 at N=16384, +4-8% at N=1024 and 4096), two
-  # at D=256 (N=4096 753 against 648; docs/journal.md 2026-11-26, thirteenth session)
+  # at D=256 (N=4096 753 against 648; docs/journal.md 2026-11-26, thirteenth session). Their ping-pong leads at D=256 (N=4096 830 / 591
+  # against 758 / 560, N=16384 1138 / 1043 against 1038 / 919) and at D=128 past 4096 keys (N=16384 869 / 801 against 823 / 771; N=4096
+  # level non-causal, 6% behind causal; fifteenth session)
   if target.v_keys is not None and d % 128 == 0:
     if target.tma is None: return FwdConfig(64, 128, 4)
-    return FwdConfig(64, 128, 4, 2, tma=True, ring=2) if d == 128 else FwdConfig(128, 128, 8, tma=True, ring=1)
+    if d > 128 or (nk or 0) > 4096: return FwdConfig(128, 128, 8, tma=True, ring=2, pingpong=True)
+    return FwdConfig(64, 128, 4, 2, tma=True, ring=2)
   if target.warpgroups and d == 64: return FwdConfig(64, 128, 4)
   if target.warpgroups and d % 64 == 0: return FwdConfig(64, 64, 4)
   if target.mma_device == "CUDA" and d == 128 and not causal: return FwdConfig(64, 64, 4)

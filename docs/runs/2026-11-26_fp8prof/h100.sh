@@ -58,3 +58,17 @@ for shape in "D=128 B=16 H=16 N=1024" "D=128 B=4 H=16 N=4096" "D=128 B=1 H=16 N=
 done; done
 timeout 300 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_hopper.py tests/test_fp8.py -k "p- or p]" 2>&1 | tail -3
 fi
+# PART=6: the final source (fp8's defaults: the ping-pong at D=256 and past 4096 keys at D=128): the GPU tests, TinyJit (jit_check.py),
+# and the defaults beside Triton's fp8 and fa_uop's fp16 (the 1.5x), fp16's ping-pong beside cuDNN
+if [ "${PART:-1}" = 6 ]; then
+timeout 420 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_fp8.py tests/test_jit.py tests/test_hopper.py 2>&1 | tail -3
+timeout 200 python3 docs/runs/2026-11-26_fp8prof/jit_check.py 2>&1 | grep -vE "^\s*$" | tail -40
+export VERIFY=1 MODE=fwd
+for c in 0 1; do export CAUSAL=$c
+  export D=128 B=1 H=16 N=16384
+  echo "== fp8 D=128 N=16384 causal=$c default"; DTYPE=fp8e4m3 PEERS=triton_fp8 b
+  echo "== fp16 D=128 N=16384 causal=$c default"; PEERS=torch_cudnn b
+  for shape in "B=4 N=4096" "B=1 N=16384"; do export D=256 H=8 $shape; echo "== fp8 D=256 $shape causal=$c default"; DTYPE=fp8e4m3 PEERS= b; done
+done
+export D=256 H=8 B=4 N=4096 CAUSAL=1; echo "== fp16 D=256 N=4096 causal default"; PEERS=torch_cudnn b
+fi
