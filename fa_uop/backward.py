@@ -126,7 +126,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   # (uop_given_valid) substitutes a block index it can pin from a load's guard into the loop's own bound too, leaving two RANGEs
   # of one id and unbalanced braces (nvrtc failed on Nq = Nk = 128). So the masked stage has a constant count (tiles past
   # Nq cost a little, add nothing) and the unmasked stage walks down from the last tile, its indices free of the block index.
-  n_qt = math.ceil(Nq / BQ)
+  n_qt, key0, trips = math.ceil(Nq / BQ), n0, None
   # a window or a mask_mod: the tiles tile_plan gives (mirrored: the queries that see the block's keys), a phantom masked trip
   # where a block has none, as attend does
   if (general:=mods.masks_more):
@@ -138,12 +138,15 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     n_free = plan.n_free
   elif not causal: q_lo, n_masked, n_free = 0, 0, n_qt
   else:
-    q_lo = n0 // BQ                                           # the tile holding query n0
-    # tiles from q_lo the diagonal may cross, at most, over the offsets n0 % BQ a block can have
-    n_masked = max((r + BK + BQ - 2) // BQ for r in range(0, BQ, math.gcd(BK, BQ)))
-    n_free = (n_qt - q_lo - n_masked).maximum(0)
-    # see forward: no stage of at most one trip whose count varies; such a tile joins the masked stage
-    if n_free.vmax <= 1: n_masked, n_free = n_masked + n_free.vmax, 0
+    # causal: one stage of masked tiles, from the last down to the one holding query n0 (a stage for the diagonal's tiles beside one for
+    # the rest spilled 440 bytes at D=256 on sm_90a where one stage spills 100; the mask costs a compare and a select an element)
+    q_lo = n0 // BQ
+    n_masked, n_free = 0, (n_qt - q_lo).maximum(0)
+    # see forward: no stage of at most one trip whose count varies; there the one tile from q_lo (past Nq: nothing) is the stage
+    if n_free.vmax <= 1: n_masked, n_free = 1, 0
+    # its mask reads the block's first key, and its loop its count, from registers: the block index must not meet that loop (see above)
+    key0 = (k0:=blk.reg((1,), dtypes.int32)).after(k0.store(n0))[0]
+    if not isinstance(n_free, int): trips = (tr:=blk.reg((1,), dtypes.int32)).after(tr.store(n_free))[0]
   ncols = lane_cols(blk, QC // N)
 
   lim = (H - 1, Nq - 1, Nk - 1)
@@ -184,7 +187,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     else:
       s = s.after(s.after(qt.buf).store(s.const_like(0)))
       s = s.after(mma(blk, s, lambda m, kk: frag_a(blk, kt, rows0 + m * M, kk * K), lambda c0, kk: frags_b(blk, qt, q0 + c0, kk * K), D // K))
-    s, dsc = _scores(blk, s, sc, lambda r, col: (i0 + q0 + col, n0 + rows0 + r), masked,
+    s, dsc = _scores(blk, s, sc, lambda r, col: (i0 + q0 + col, key0 + rows0 + r), masked,
                      keep if real is None else lambda qi, kj: keep(qi, kj) & real, score, dscore)
     s_rows = rows_view(blk, s)
     s = s.after(s_rows.store((s_rows - (lse2 * LOG2E).reshape(1, ncols).expand(s_rows.shape)).exp2()))
@@ -213,9 +216,9 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   if general and plan.listed:  # the step's tile index, carried in a register: each is loaded a step before its copies (see attend); per head
     tix = blk.reg((1,), dtypes.int32)
     tix = tix.after(tix.after(g)[0].store(plan.index(0)))
-  for count, masked in ((n_masked, True), (n_free, False)):
+  for count, masked, bound in ((n_masked, True, n_masked), (n_free, causal and not general, n_free if trips is None else trips)):
     if (count if isinstance(count, int) else count.vmax) <= 0: continue
-    it = blk.range(count, AxisType.REDUCE)
+    it = blk.range(bound, AxisType.REDUCE)
     if general:  # positions from 0 (masked) and from n_masked (unmasked); a phantom trip reads tile 0 and keeps nothing
       p = it if masked else plan.n_masked + it
       real = p < plan.n_masked if masked and phantom else None

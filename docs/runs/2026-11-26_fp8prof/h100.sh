@@ -72,3 +72,14 @@ for c in 0 1; do export CAUSAL=$c
 done
 export D=256 H=8 B=4 N=4096 CAUSAL=1; echo "== fp16 D=256 N=4096 causal default"; PEERS=torch_cudnn b
 fi
+# PART=7: the causal dK/dV in one stage of masked tiles (its count and first key from registers): no spill at any head dim on sm_90a
+# (D=256 440 bytes before), beside abtmp/prev (b584ea6's source), FA2 in the same run; the backward's GPU tests
+if [ "${PART:-1}" = 7 ]; then
+export VERIFY=1 MODE=bwd CAUSAL=1
+for shape in "D=256 B=1 H=8 N=16384" "D=256 B=4 H=8 N=4096" "D=128 B=1 H=16 N=16384"; do export $shape
+  for v in prev new; do d=$PWD; [ $v = prev ] && d=$PWD/abtmp/prev
+    echo "== bwd $shape causal $v"; (cd $d && PEERS=$([ $v = new ] && [ "$D" = 256 ] && echo torch_flash) b)
+  done
+done
+timeout 150 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_hopper.py -k "split or on_hopper" 2>&1 | tail -2
+fi
