@@ -127,6 +127,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   # of one id and unbalanced braces (nvrtc failed on Nq = Nk = 128). So the masked stage has a constant count (tiles past
   # Nq cost a little, add nothing) and the unmasked stage walks down from the last tile, its indices free of the block index.
   n_qt, key0, trips = math.ceil(Nq / BQ), n0, None
+  one_stage = causal and not mods.masks_more and D > 128   # the causal stages past D=128: see below
   # a window or a mask_mod: the tiles tile_plan gives (mirrored: the queries that see the block's keys), a phantom masked trip
   # where a block has none, as attend does
   if (general:=mods.masks_more):
@@ -137,9 +138,18 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     n_masked = (1 if isinstance(plan.n_masked, int) else plan.n_masked.maximum(1)) if phantom else plan.n_masked
     n_free = plan.n_free
   elif not causal: q_lo, n_masked, n_free = 0, 0, n_qt
+  elif not one_stage:
+    q_lo = n0 // BQ                                           # the tile holding query n0
+    # tiles from q_lo the diagonal may cross, at most, over the offsets n0 % BQ a block can have
+    n_masked = max((r + BK + BQ - 2) // BQ for r in range(0, BQ, math.gcd(BK, BQ)))
+    n_free = (n_qt - q_lo - n_masked).maximum(0)
+    # see forward: no stage of at most one trip whose count varies; such a tile joins the masked stage
+    if n_free.vmax <= 1: n_masked, n_free = n_masked + n_free.vmax, 0
   else:
-    # causal: one stage of masked tiles, from the last down to the one holding query n0 (a stage for the diagonal's tiles beside one for
-    # the rest spilled 440 bytes at D=256 on sm_90a where one stage spills 100; the mask costs a compare and a select an element)
+    # causal past D=128: one stage of masked tiles, from the last down to the one holding query n0, each masked (a compare and a select
+    # an element). Beside a stage for the diagonal's tiles, the unmasked one spilled (H100, 64x64x8s2 at D=256: 440 bytes, none in one
+    # stage; causal N=16384 251 -> 275 TFLOPS, N=4096 224 -> 250); at D=128 one stage measured 4% slower (docs/journal.md 2026-11-26,
+    # fifteenth session)
     q_lo = n0 // BQ
     n_masked, n_free = 0, (n_qt - q_lo).maximum(0)
     # see forward: no stage of at most one trip whose count varies; there the one tile from q_lo (past Nq: nothing) is the stage
@@ -216,7 +226,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   if general and plan.listed:  # the step's tile index, carried in a register: each is loaded a step before its copies (see attend); per head
     tix = blk.reg((1,), dtypes.int32)
     tix = tix.after(tix.after(g)[0].store(plan.index(0)))
-  for count, masked, bound in ((n_masked, True, n_masked), (n_free, causal and not general, n_free if trips is None else trips)):
+  for count, masked, bound in ((n_masked, True, n_masked), (n_free, one_stage, n_free if trips is None else trips)):
     if (count if isinstance(count, int) else count.vmax) <= 0: continue
     it = blk.range(bound, AxisType.REDUCE)
     if general:  # positions from 0 (masked) and from n_masked (unmasked); a phantom trip reads tile 0 and keeps nothing
