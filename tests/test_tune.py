@@ -114,9 +114,12 @@ def test_the_default_is_the_tables_nearest_pick(monkeypatch):
   assert at(96, 4096, 4096, False) == default_fwd_config(SM90A, 96, False)                       # no D=96 rows
   from fa_uop import SM80
   assert default_fwd_config(SM80, 128, False, 4096, 4096) == default_fwd_config(SM80, 128)   # no table: the fixed default
-  # fp8 (the same arch; the table measured 16-bit inputs): the fixed default, whose P·V is 8-bit wgmma on Vᵀ, at every length
+  # fp8 (the same arch; the table measured 16-bit inputs): not the table's picks but fp8's own, whose P·V is 8-bit wgmma on Vᵀ at every
+  # length: the two consumer warpgroups' ping-pong at D=256 and at D=128 past 4096 keys, else one consumer warpgroup in two blocks an SM
   for d, n, causal in itertools.product((128, 256), (1024, 4096, 16384), (False, True)):
-    assert (cfg:=default_fwd_config(SM90A.fp8, d, causal, n, n)) == default_fwd_config(SM90A.fp8, d, causal) and cfg.reads_vt(SM90A.fp8, d)
+    cfg = default_fwd_config(SM90A.fp8, d, causal, n, n)
+    assert cfg.reads_vt(SM90A.fp8, d) and cfg.pingpong == (d == 256 or n > 4096), (d, n, cfg)
+    assert cfg == (FwdConfig(128, 128, 8, tma=True, ring=2, pingpong=True) if cfg.pingpong else FwdConfig(64, 128, 4, 2, tma=True, ring=2))
   # by a producer warpgroup's ring where the target has bulk copies (its twin has none: cp.async), and within Hopper's LDS
   assert default_fwd_config(SM90A.fp8, 128).ring and default_fwd_config(SM90A.fp8, 256).ring and not default_fwd_config(SM90A.portable().fp8, 128).tma
   for d in (128, 256): default_fwd_config(SM90A.fp8, d).check(SM90A.fp8, d)
