@@ -68,6 +68,8 @@ class Target:
   # Hopper's warpgroup MMA on LDS tiles, A from LDS or registers (see _cuda_wgmma); twin: mma over fragment reads of the same tiles
   wgmma: Callable[..., list[UOp]]|None = None
   wgmma_wait: Callable[..., list[UOp]]|None = None   # a product wgmma left in flight, waited for (see _cuda_wgmma_wait)
+  # registers times factors behind a branch, skipped where it is not taken (see _cuda_scale_if); twin: the multiplies every time
+  scale_if: Callable[[list[UOp], list[UOp], list[int], UOp], UOp]|None = None
   # the kernels are laid out for warpgroup MMA (warpgroups of 64 rows, LDS tiles in 128-byte swizzle atoms), which the portable twin
   # keeps: the emulator runs the layout the GPU gets, its products by mma.sync
   warpgroups: bool = False
@@ -85,7 +87,7 @@ class Target:
   # the same GPU's 8-bit float MMA (its shape, A and B fragments, the formats it takes), where it has one (see for_dtype)
   fp8: Target|None = None
   def portable(self) -> Target:
-    return replace(self, shuffle=None, copy16=None, copy_wait=None, store16=None, ldsm=None, ldsm_addr=None, wgmma=None, wgmma_wait=None, tma=None,
+    return replace(self, shuffle=None, copy16=None, copy_wait=None, store16=None, ldsm=None, ldsm_addr=None, wgmma=None, wgmma_wait=None, scale_if=None, tma=None,
                    narrow=self.narrow and self.narrow.portable(), fp8=self.fp8 and self.fp8.portable())
   @property
   def atom(self) -> int:
@@ -308,6 +310,12 @@ def _cuda_wgmma_wait(regs:list[UOp], pending:int, live:UOp) -> UOp:
   outs = ", ".join(f'"+f"(*{{{i}}})' for i in range(len(regs)))
   return UOp(Ops.CUSTOM, dtypes.void, (*regs, live), arg=f'if ({{{len(regs)}}}) asm volatile("wgmma.wait_group.sync.aligned {pending};" : {outs} :: "memory");')
 
+def _cuda_scale_if(regs:list[UOp], factors:list[UOp], rows:list[int], when:UOp) -> UOp:
+  """a statement: register regs[i] (an index) times factors[rows[i]], all behind one branch taken where `when`"""
+  n, k = len(regs), len(factors)
+  body = " ".join(f"*{{{i}}} *= {{{n + r}}};" for i, r in enumerate(rows))
+  return UOp(Ops.CUSTOM, dtypes.void, (*regs, *factors, when), arg=f"if ({{{n + k}}}) {{{{ {body} }}}}")
+
 # RDNA3 wmma_f32_16x16x16: A and B hold one row (col) of 16 k per lane, duplicated in both half-waves; C holds column lane%16, rows lane//16+2e
 RDNA3 = Target("gfx1100", "AMD", 32, (16, 16, 16),
   a=Frag((16, 16), 1, lanes=(0,), elems=(1,)), b=Frag((16, 16), 1, lanes=(0,), elems=(1,)),
@@ -346,9 +354,9 @@ HOPPER_TMA = TMA(_cuda_tma_init, _cuda_tma_copy, _cuda_tma_wait, _cuda_tma_arriv
 # and wgmma on e4m3/e5m2 (m64nNk32, A's registers in mma.sync m16n8k32's layout), Vᵀ's keys in groups of 16 ordered so that the
 # key at position 4q+2j+e is 8j+2q+e: lane q of a row holds P's columns 2q, 2q+1, 2q+8, 2q+9 (C), A wants 4q..4q+3
 SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, wgmma=_cuda_wgmma, wgmma_wait=_cuda_wgmma_wait, warpgroups=True, multiprocessors=132,
-                min_blocks=True, tma=HOPPER_TMA,
+                min_blocks=True, tma=HOPPER_TMA, scale_if=_cuda_scale_if,
                 fp8=replace(SM89_FP8, arch="sm_90a", lds_bytes=HOPPER_LDS, multiprocessors=132, min_blocks=True, wgmma=_cuda_wgmma,
-                            wgmma_wait=_cuda_wgmma_wait, warpgroups=True, v_keys=((2, 4, 2), (1, 0, 2)), tma=HOPPER_TMA))
+                            wgmma_wait=_cuda_wgmma_wait, warpgroups=True, v_keys=((2, 4, 2), (1, 0, 2)), tma=HOPPER_TMA, scale_if=_cuda_scale_if))
 
 # RDNA4 wmma_f32_16x16x16 (gfx12): no duplicated operands; A and B hold k 0-3 and 8-11 of row (column) lane%16 in lanes 0-15, k 4-7
 # and 12-15 in lanes 16-31; C holds column lane%16, rows 8(lane//16)+e. Its 8-bit float WMMA (e4m3, e5m2) has the same shape and
