@@ -2,7 +2,7 @@
 rows, `store_rows` its epilogue; flash_fwd lays them over (batch, head, query block), the decoding kernel (fa_uop.decode) over
 the query heads of a GQA group packed into one tile and the splits of a KV cache."""
 from __future__ import annotations
-import functools, math, os
+import functools, math
 from typing import Callable
 from tinygrad import UOp, dtypes
 from tinygrad.renderer import Estimates
@@ -11,13 +11,12 @@ from fa_uop.config import FwdConfig
 from fa_uop.mods import Mods, TilePlan
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
-HOLD = os.environ.get("FA_HOLD", "") == "1"   # EXPERIMENT
-RESCALE = None if os.environ.get("FA_RESCALE", "") == "" else float(os.environ["FA_RESCALE"])   # EXPERIMENT
 from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, store_tile, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, release, leave,
                           registers, turn, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, wgmma_issue, wgmma_wait,
                           InFlight, a_operand, a_from_acc, lane_reduce, row_reduce, rows_at, scale_rows)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
+LAZY = 8.0   # a ping-pong's lazy rescale, in log2 units (see kv_step)
 
 def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp], UOp], nq:UOp|int, tile_rows:Callable[[UOp], Callable[[UOp], UOp]],
            run:int|None, nk:UOp|int, plan:TilePlan, scale:float|UOp, keep:Callable[[UOp, UOp], UOp],
@@ -171,16 +170,19 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     tile_max = blk.reg((nrows,))
     tile_max = lane_reduce(blk, tile_max.after(tile_max.after(it).store(row_reduce(s_rows, Ops.MAX, pong))), Ops.MAX)
     new_max = row_max.maximum(tile_max if c is None else tile_max * c)
-    if RESCALE is not None: new_max = (new_max - row_max > RESCALE).where(new_max, row_max)
+    # in a ping-pong, FlashAttention-4's lazy rescale: a row keeps its max until a new one exceeds it by more than LAZY (P ≤ 2^LAZY,
+    # within fp8 e4m3's 448; O and the row sum carry the same max, so O / l is unchanged), and the output's rescale is skipped behind
+    # a branch where no row of the lane moved: fp8 +1-2% at D=128, +6% at D=256, fp16 +1-2% / +8%; beside another block (64x128x4x2tr2,
+    # 128x128x8tr1) the branch measured 2-4% slower (docs/journal.md 2026-11-26, sixteenth session)
+    if pong: new_max = (new_max - row_max > LAZY).where(new_max, row_max)
     # a row that has seen only masked keys keeps max -inf; subtract 0 there so exp2 gives 0, not NaN
     safe_max = new_max.eq(-math.inf).where(0.0, new_max)
     alpha = (row_max - safe_max).exp2()
     s_done = s_rows.store(((s_rows if c is None else s_rows * c) - safe_max.reshape(nrows, 1).expand(s_rows.shape)).exp2())
     s = s.after(s_done)
     s_rows = rows_view(blk, s)
-    upd = UOp.group(row_sum.store(row_sum * alpha + row_reduce(s_rows, Ops.ADD, pong, HOLD and (lambda v: (h:=blk.reg(v.shape)).after(h.store(v))))), row_max.store(new_max),
-                    scale_rows(blk, acc, alpha, None if RESCALE is None else
-                               functools.reduce(lambda a, b: a | b, [new_max[i].ne(row_max[i]) for i in range(nrows)])))
+    upd = UOp.group(row_sum.store(row_sum * alpha + row_reduce(s_rows, Ops.ADD, pong)), row_max.store(new_max),
+                    scale_rows(blk, acc, alpha, functools.reduce(lambda a, b: a | b, [new_max[i].ne(row_max[i]) for i in range(nrows)]) if pong else None))
     acc = acc.after(upd)
     if ring:   # V_p must have landed; K's slot is released once S is in every thread's registers
       vtile = wait_bulk(blk, v_s.nth(slot), bars.index(full(1, slot)), phase, s_done, sync=False)

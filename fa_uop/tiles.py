@@ -274,25 +274,28 @@ def scale_rows(blk:Block, t:UOp, f:UOp, when:UOp|None=None) -> UOp:
   target's branch where it has one (Target.scale_if), else every time, so f must be 1 where `when` is false"""
   rows = rows_view(blk, t)
   if when is None or blk.target.scale_if is None: return rows.store(rows * f.reshape(rows.shape[0], 1).expand(rows.shape))
-  c, (tm, tn, ne) = blk.target.c, t.shape
+  cells = list(itertools.product(*map(range, t.shape)))
+  return _statement(blk, lambda live: blk.target.scale_if([t[cell] for cell in cells], [f[i] for i in range(rows.shape[0])],
+                                                          lane_row_of(blk, t.shape), when & live))
+
+def lane_row_of(blk:Block, shape:tuple[int, int, int]) -> list[int]:
+  """for each register of a (tm, tn, elements) C-fragment tile, in order, its row in rows_view: its m-tile, then its element's row digits"""
+  c = blk.target.c
   edig = [c.split[d] for d in c.elems]
   rdig = [i for i, d in enumerate(c.elems) if d < c.nrow]
-  def row(m:int, e:int) -> int:   # rows_view's row of element e of m-tile m: m, then e's row digits
+  def row(m:int, e:int) -> int:
     ds = [e // math.prod(edig[i + 1:]) % edig[i] for i in range(len(edig))]
     return functools.reduce(lambda r, i: r * edig[i] + ds[i], rdig, m)
-  cells = list(itertools.product(range(tm), range(tn), range(ne)))
-  return _statement(blk, lambda live: blk.target.scale_if([t[m, n, e] for m, n, e in cells], [f[i] for i in range(rows.shape[0])],
-                                                          [row(m, e) for m, n, e in cells], when & live))
+  return [row(m, e) for m, _, e in itertools.product(*map(range, shape))]
 
-def row_reduce(x:UOp, op:Ops, tree:bool=True, hold:Callable[[UOp], UOp]|None=None) -> UOp:
+def row_reduce(x:UOp, op:Ops, tree:bool=True) -> UOp:
   """(rows, cols) -> (rows,): op over each row's columns, with tree as a tree of halves (log2(cols) dependent steps), else as tinygrad
-  renders a reduce: a chain (on the H100 32 dependent FMNMX or FADD a row). hold(level), where given, keeps each level of the tree
-  (in registers, say): C renderers print a sum of sums as one sum, which C evaluates as a chain"""
+  renders a reduce: a chain (on the H100 32 dependent FMNMX or FADD a row). C renderers print a sum of sums as one sum, which C
+  evaluates as a chain: the tree holds for MAX (fmaxf) only (a sum's levels held in registers measured no faster, sixteenth session)"""
   r, n = x.shape
   while tree and n % 2 == 0:
     n //= 2
     x = x.shrink(((0, r), (0, n))).alu(op, x.shrink(((0, r), (n, 2 * n))))
-    if hold is not None and n > 1: x = hold(x)
   return (x if n == 1 else x.max(axis=1) if op is Ops.MAX else x.sum(axis=1)).reshape(r)
 
 def tile_coords(blk:Block, m:UOp|int, n:UOp|int, e:UOp|int) -> tuple[UOp, UOp]:

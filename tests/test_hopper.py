@@ -1,7 +1,7 @@
 """Hopper's warpgroup MMA as the tile layer issues it (tiles.wgmma_tile): S = Q·Kᵀ of 64 query rows against n keys, both LDS tiles
 in 128-byte swizzle atoms. The emulator runs the twin (mma.sync fragments of the same layout), nvcc builds the wgmma source for
 sm_90a, and on an H100 or H200 (DEV=CUDA, marker gpu) it runs through tinygrad with the compiler switched to sm_90a."""
-import functools, re, shutil
+import functools, math, re, shutil
 import numpy as np, pytest
 from tinygrad import Tensor, Device, Context, dtypes
 from tinygrad.uop.ops import KernelInfo
@@ -342,6 +342,13 @@ def test_warp_specialised_forward_builds_for_sm_90a(c, D, causal):
     # loop and, warpgroup 1 once, before it) and after the loop (warpgroup 0); a turn's products are waited for after the hand-over
     assert src.count('asm volatile("bar.sync %0, 256;"') == 1 + 2 and src.count('asm volatile("bar.arrive %0, 256;"') == 1 + 2 + 1, src.count("bar.")
     assert src.count("wgmma.wait_group.sync.aligned 0;") >= 2 * 2 + 1
+    # the output's lazy rescale: one statement a stage, every accumulator register times its row's factor, behind one branch that
+    # nvcc keeps (a bra over the multiplies in the PTX)
+    n_acc = D // 2
+    assert src.count(" *= ") == n_acc * (1 + causal), src.count(" *= ")
+    body = ptx[ptx.index("ex2.approx"):]
+    assert re.search(r"@%p\d+ bra\s+\$L__BB\d+_\d+;(\s*mul\.f32[^\n]*\n){" + str(n_acc) + "}", body), "rescale not behind a branch"
+  else: assert " *= " not in src
   r = cuda_resources(src, "sm_90a")
   assert r["wgmma_serialized"] == 0 and r["spill_stores"] == 0, r
 
@@ -377,6 +384,55 @@ def test_row_reduce(rng, shape):
       for tree in (True, False):
         got = Tensor(row_reduce(Tensor(x).uop, op, tree)).numpy()
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-5, err_msg=f"{op} tree={tree} (seed {seed})")
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a", "gfx1100", "gfx1201", "gfx942", "gfx950"])
+def test_lane_row_of_matches_rows_view(arch):
+  """tiles.lane_row_of (the row of each accumulator register a branch rescales, Target.scale_if) is rows_view's row of that register, on
+  every target's C layout (its 8-bit MMA's too), for tiles of one and several m- and n-tiles"""
+  from fa_uop.target import SM80, SM90A, RDNA3, RDNA4, CDNA3, CDNA4
+  from fa_uop.tiles import Block, lane_row_of, rows_view
+  t = {"sm_80": SM80, "sm_90a": SM90A, "gfx1100": RDNA3, "gfx1201": RDNA4, "gfx942": CDNA3, "gfx950": CDNA4}[arch]
+  for tgt in (t, t.fp8) if t.fp8 is not None else (t,):
+    blk = Block(tgt, 4)
+    for tm, tn in ((1, 1), (2, 3), (1, 16)):
+      shape = (tm, tn, tgt.c.nelems)
+      with Context(DEV="PYTHON::sm_80"):
+        ids = Tensor(rows_view(blk, Tensor.arange(math.prod(shape)).reshape(shape).uop)).numpy()
+      want = [int(np.argwhere(ids == i)[0][0]) for i in range(math.prod(shape))]
+      assert lane_row_of(blk, shape) == want, (tgt.arch, shape)
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("c,D,dtype", [("128x128x8tr2p", 128, "half"), ("128x64x8tr2p", 256, "half"), ("128x128x8tr2p", 128, "fp8e4m3"),
+                                       ("128x128x8tr2p", 256, "fp8e4m3")], ids=str)
+def test_lazy_rescale_on_hopper(rng, c, D, dtype):
+  """on an H100 or H200: the ping-pong's lazy rescale (a row's max kept until a new one exceeds it by more than 2^8, the output rescaled
+  behind a branch where a lane's row moved), on scores that climb along the keys in some rows (a rescale every few tiles, at a different
+  tile in each row), fall in others (none after the first) and climb by less than 8 in log2 units over the whole sequence in the rest
+  (the stale max, P up to 2^8), the kinds interleaved so a lane's two rows differ: against float64, causal and not, with tails"""
+  from fa_uop import flash_attention, FwdConfig
+  from fa_uop.reference import attention_ref
+  from conftest import assert_close
+  if not Device.DEFAULT.startswith("CUDA") or Device[Device.DEFAULT].renderer.target.arch != "sm_90": pytest.skip("needs DEV=CUDA on an H100 or H200")
+  r, seed = rng
+  B, H, Nq, Nk = 1, 2, 600, 1500
+  u = np.ones(D) / math.sqrt(D)
+  ramp = 40 / (D ** -0.5 * math.log2(math.e))   # q·k climbs by 40 in log2 units along the keys where q's slope is 1
+  slope = r.choice([1.0, -1.0, 0.15], size=(B, H, Nq))
+  q = slope[..., None] * math.sqrt(ramp) * u + 0.3 * r.standard_normal((B, H, Nq, D))
+  k = np.linspace(0, 1, Nk)[:, None] * math.sqrt(ramp) * u + 0.3 * r.standard_normal((B, H, Nk, D))
+  v = r.standard_normal((B, H, Nk, D))
+  dt = getattr(dtypes, dtype)
+  q, k, v = (Tensor(x.astype(np.float32)).cast(dt).contiguous().realize() for x in (q, k, v))
+  qn, kn, vn = (host(t) for t in (q, k, v))
+  for causal in (False, True):
+    o, lse = flash_attention(q, k, v, causal=causal, return_lse=True, config=FwdConfig.parse(c))
+    o, lse = host(o), lse.numpy().astype(np.float64)
+    ref_o, ref_lse = attention_ref(qn, kn, vn, causal)
+    if dtype == "half": assert_close(o, lse, ref_o, ref_lse, dtypes.half, f"causal={causal} (seed {seed})")
+    else:
+      rel = np.linalg.norm(o - ref_o) / np.linalg.norm(ref_o)
+      assert np.isfinite(o).all() and rel <= 3e-2, f"causal={causal}: rel RMS {rel:.2e} (seed {seed})"
+      np.testing.assert_allclose(lse, ref_lse, rtol=1e-4, atol=1e-3, err_msg=f"lse causal={causal} (seed {seed})")
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("c,D", [("64x64x4tr1", 128), ("64x64x4tr2", 128), ("128x128x8tr2", 128), ("64x128x4tr2", 64), ("128x64x8tr2", 256),
