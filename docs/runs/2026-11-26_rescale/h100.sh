@@ -45,3 +45,29 @@ for h in 0 1; do bb half 128x64x8tr2p $h; done
 mkdir -p $OUT/sass; FA_HOLD=1 OUT=$OUT/sass python3 docs/runs/2026-11-26_rescale/sass.py 128x128x8tr2p; mv $OUT/sass/fp8_128x128x8tr2p_d128.cu $OUT/sass/hold.cu
 for f in $OUT/sass/*.cu; do nvcc -gencode=arch=compute_90a,code=sm_90a -cubin -o ${f%.cu}.cubin $f 2>/dev/null && cuobjdump -sass ${f%.cu}.cubin > ${f%.cu}.sass; rm -f ${f%.cu}.cubin ${f}; wc -l ${f%.cu}.sass; done
 fi
+# PART=4: at the final source (the lazy rescale in the ping-pong only): the GPU tests (the new test_lazy_rescale_on_hopper among them)
+# and TinyJit replays at fp8's defaults and fp16's ping-pong (the fifteenth session's jit_check.py)
+if [ "${PART:-1}" = 4 ]; then
+timeout 480 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_fp8.py tests/test_jit.py tests/test_hopper.py 2>&1 | tail -4
+timeout 100 python3 docs/runs/2026-11-26_fp8prof/jit_check.py 2>&1 | grep -vE "^\s*$" | tail -40
+fi
+# PART=5: the final source's defaults beside the peers: fp8 at D=128 N=16384 beside the Triton tutorial's fp8 (e5m2) and fa_uop's fp16
+# (the 1.5x), fp16 beside cuDNN; D=256 fp8 and fp16 at N=4096 and 16384 beside cuDNN and FA2, causal and not
+if [ "${PART:-1}" = 5 ]; then
+export VERIFY=1 MODE=fwd
+for c in 0 1; do export CAUSAL=$c D=128 B=1 H=16 N=16384
+  echo "== fp8 D=128 N=16384 causal=$c default"; DTYPE=fp8e4m3 PEERS=triton_fp8 b
+  echo "== fp16 D=128 N=16384 causal=$c default"; PEERS=torch_cudnn b
+  for shape in "B=4 N=4096" "B=1 N=16384"; do export D=256 H=8 $shape
+    echo "== fp8 D=256 $shape causal=$c default"; DTYPE=fp8e4m3 PEERS= b
+    echo "== fp16 D=256 $shape causal=$c default"; PEERS=torch_cudnn,torch_flash b
+  done
+done
+fi
+# PART=6: the one GPU test PART=4 failed (its message), then fp8 at D=128 N=16384 beside Triton's and fa_uop's fp16 (device time short)
+if [ "${PART:-1}" = 6 ]; then
+timeout 100 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_hopper.py -k "lazy and 256-fp8" 2>&1 | grep -E "^E |passed|failed" | head -12
+export VERIFY=1 MODE=fwd CAUSAL=0 D=128 B=1 H=16 N=16384
+echo "== fp8 D=128 N=16384 causal=0 default"; DTYPE=fp8e4m3 PEERS=triton_fp8 b
+echo "== fp16 D=128 N=16384 causal=0 default"; PEERS=torch_cudnn b
+fi
