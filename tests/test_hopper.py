@@ -429,10 +429,13 @@ def test_lazy_rescale_on_hopper(rng, c, D, dtype):
     o, lse = host(o), lse.numpy().astype(np.float64)
     ref_o, ref_lse = attention_ref(qn, kn, vn, causal)
     if dtype == "half": assert_close(o, lse, ref_o, ref_lse, dtypes.half, f"causal={causal} (seed {seed})")
-    else:
+    else:   # fp8: Hopper's fp8 products accumulate S a little short where |q·k| is large (here up to 440: logsumexp 0.03 low at D=256,
+      # in every fp8 config alike, docs/runs/2026-11-26_rescale/lse_check.py), so the logsumexp is held to the unlazy kernel's too
       rel = np.linalg.norm(o - ref_o) / np.linalg.norm(ref_o)
       assert np.isfinite(o).all() and rel <= 3e-2, f"causal={causal}: rel RMS {rel:.2e} (seed {seed})"
-      np.testing.assert_allclose(lse, ref_lse, rtol=1e-4, atol=1e-3, err_msg=f"lse causal={causal} (seed {seed})")
+      np.testing.assert_allclose(lse, ref_lse, rtol=2e-3, atol=1e-3, err_msg=f"lse causal={causal} (seed {seed})")
+      unlazy = flash_attention(q, k, v, causal=causal, return_lse=True, config=FwdConfig.parse("128x128x8tr1"))[1].numpy().astype(np.float64)
+      np.testing.assert_allclose(lse, unlazy, rtol=1e-5, atol=1e-5, err_msg=f"lse against 128x128x8tr1, causal={causal} (seed {seed})")
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("c,D", [("64x64x4tr1", 128), ("64x64x4tr2", 128), ("128x128x8tr2", 128), ("64x128x4tr2", 64), ("128x64x8tr2", 256),

@@ -71,3 +71,4 @@ export VERIFY=1 MODE=fwd CAUSAL=0 D=128 B=1 H=16 N=16384
 echo "== fp8 D=128 N=16384 causal=0 default"; DTYPE=fp8e4m3 PEERS=triton_fp8 b
 echo "== fp16 D=128 N=16384 causal=0 default"; PEERS=torch_cudnn b
 fi
+if [ "${PART:-1}" = 7 ]; then timeout 150 python3 docs/runs/2026-11-26_rescale/lse_check.py 2>&1 | tail -16; fi
