@@ -405,7 +405,7 @@ def test_lane_row_of_matches_rows_view(arch):
 @pytest.mark.parametrize("c,D,dtype", [("128x128x8tr2p", 128, "half"), ("128x64x8tr2p", 256, "half"), ("128x128x8tr2p", 128, "fp8e4m3"),
                                        ("128x128x8tr2p", 256, "fp8e4m3")], ids=str)
 def test_lazy_rescale_on_hopper(rng, c, D, dtype):
-  """on an H100 or H200: the ping-pong's lazy rescale (a row's max kept until a new one exceeds it by more than 2^8, the output rescaled
+  """on an H100 or H200: the ping-pong's lazy rescale (a row's max kept until a new one exceeds it by more than 8 in log2 units, the output rescaled
   behind a branch where a lane's row moved), on scores that climb along the keys in some rows (a rescale every few tiles, at a different
   tile in each row), fall in others (none after the first) and climb by less than 8 in log2 units over the whole sequence in the rest
   (the stale max, P up to 2^8), the kinds interleaved so a lane's two rows differ: against float64, causal and not, with tails"""
