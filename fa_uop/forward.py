@@ -181,8 +181,8 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     s_done = s_rows.store(((s_rows if c is None else s_rows * c) - safe_max.reshape(nrows, 1).expand(s_rows.shape)).exp2())
     s = s.after(s_done)
     s_rows = rows_view(blk, s)
-    upd = UOp.group(row_sum.store(row_sum * alpha + row_reduce(s_rows, Ops.ADD, pong)), row_max.store(new_max),
-                    scale_rows(blk, acc, alpha, functools.reduce(lambda a, b: a | b, [new_max[i].ne(row_max[i]) for i in range(nrows)]) if pong else None))
+    moved = functools.reduce(lambda a, b: a | b, [new_max[i].ne(row_max[i]) for i in range(nrows)]) if pong else None
+    upd = UOp.group(row_sum.store(row_sum * alpha + row_reduce(s_rows, Ops.ADD, pong)), row_max.store(new_max), scale_rows(blk, acc, alpha, moved))
     acc = acc.after(upd)
     if ring:   # V_p must have landed; K's slot is released once S is in every thread's registers
       vtile = wait_bulk(blk, v_s.nth(slot), bars.index(full(1, slot)), phase, s_done, sync=False)

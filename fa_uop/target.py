@@ -87,8 +87,8 @@ class Target:
   # the same GPU's 8-bit float MMA (its shape, A and B fragments, the formats it takes), where it has one (see for_dtype)
   fp8: Target|None = None
   def portable(self) -> Target:
-    return replace(self, shuffle=None, copy16=None, copy_wait=None, store16=None, ldsm=None, ldsm_addr=None, wgmma=None, wgmma_wait=None, scale_if=None, tma=None,
-                   narrow=self.narrow and self.narrow.portable(), fp8=self.fp8 and self.fp8.portable())
+    return replace(self, shuffle=None, copy16=None, copy_wait=None, store16=None, ldsm=None, ldsm_addr=None, wgmma=None, wgmma_wait=None,
+                   scale_if=None, tma=None, narrow=self.narrow and self.narrow.portable(), fp8=self.fp8 and self.fp8.portable())
   @property
   def atom(self) -> int:
     """the columns of one row of a 128-byte swizzle atom (wgmma's LDS tiles) in the elements this description's MMA takes"""
