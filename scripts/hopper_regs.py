@@ -1,8 +1,10 @@
 """Registers, spills and shared memory of the Hopper kernels as nvcc builds them for sm_90a (ptxas -v; no GPU, nvcc on PATH), per config,
 causal and the document mask (B=1 H=16 N=16384, D from the environment, default 128: issue 9's shapes):
   python3 scripts/hopper_regs.py 64x64x4 64x64x4x3 ...          the forward at each config
-  D=64 python3 scripts/hopper_regs.py bwd 64x64x4 64x64x4x3 ... the backward's dK/dV and dQ kernels at each config (dQ's without a split)"""
-import math, os, sys
+  D=64 python3 scripts/hopper_regs.py bwd 64x64x4 64x64x4x3 ... the backward's dK/dV and dQ kernels at each config (dQ's without a split)
+  SASS=DIR ...                                                  and each kernel's SASS in DIR with its opcode counts (nvcc -cubin, then
+                                                                nvdisasm from FA_UOP_NVDISASM or PATH: `pip install nvidia-cuda-nvdisasm`)"""
+import math, os, re, shutil, subprocess, sys, tempfile
 from dataclasses import replace
 from tinygrad import UOp, dtypes
 from fa_uop import SM90A, flash_fwd, flash_bwd_dkdv, flash_bwd_dq, FwdConfig, BwdConfig
@@ -34,6 +36,17 @@ def ptxas(src:str) -> str:
   r = cuda_resources(src, "sm_90a")
   return f"Used {r['registers']} registers, {r['spill_stores']} bytes spill stores, {r['stack']} bytes stack, {r['smem']} bytes smem"
 
+def sass(src:str, name:str) -> None:
+  """write src's SASS for sm_90a to $SASS/name.sass, and print its commonest opcodes"""
+  nvdisasm = os.environ.get("FA_UOP_NVDISASM") or shutil.which("nvdisasm") or sys.exit("SASS=...: no nvdisasm (FA_UOP_NVDISASM, or PATH)")
+  with tempfile.TemporaryDirectory() as d:
+    with open(f"{d}/k.cu", "w") as f: f.write(src)
+    subprocess.run(["nvcc", "-gencode=arch=compute_90a,code=sm_90a", "-cubin", "-o", f"{d}/k.cubin", f"{d}/k.cu"], check=True, capture_output=True)
+    out = subprocess.run([nvdisasm, "-c", f"{d}/k.cubin"], check=True, capture_output=True, text=True).stdout
+  with open(os.path.join(os.environ["SASS"], f"{name}.sass"), "w") as f: f.write(out)
+  ops = [m.group(1).split(".")[0] for m in re.finditer(r"\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", out)]
+  print("  SASS:", " ".join(f"{op} {ops.count(op)}" for op in sorted(set(ops), key=ops.count, reverse=True)[:12]), flush=True)
+
 if __name__ == "__main__":
   bwd, configs = sys.argv[1:2] == ["bwd"], sys.argv[1:]
   for c in configs[1:] if bwd else configs:
@@ -43,6 +56,8 @@ if __name__ == "__main__":
         for name, sink in bwd_sinks(BwdConfig.parse(c), doc):
           src = render(sink, "sm_90a")
           print(f"D={D} {c} {name} {case}: {ptxas(src)}; wgmma {src.count('wgmma.mma_async')}", flush=True)
+          if os.environ.get("SASS"): sass(src, f"{name}_d{D}_{c}_{case}")
       else:
         src = render(fwd_sink(FwdConfig.parse(c), doc), "sm_90a")
         print(f"D={D} {c} {case}: {ptxas(src)}; wgmma {src.count('wgmma.mma_async')}; dynamic smem {'fa_dsmem' in src}", flush=True)
+        if os.environ.get("SASS"): sass(src, f"fwd_d{D}_{c}_{case}")
