@@ -259,13 +259,16 @@ def lane_cols(blk:Block, tn:int) -> int:
   """how many columns of tn C-fragment tiles one lane holds"""
   return tn * math.prod(blk.target.c.split[d] for d in blk.target.c.elem_digits(rows=False))
 
+def _elem_digits(blk:Block) -> tuple[list[int], list[int], list[int]]:
+  """a lane's C-fragment elements as digits: their sizes, and which of them (positions) are row digits, which column digits"""
+  c = blk.target.c
+  rows = [i for i, d in enumerate(c.elems) if d < c.nrow]
+  return [c.split[d] for d in c.elems], rows, [i for i in range(len(c.elems)) if i not in rows]
+
 def rows_view(blk:Block, t:UOp) -> UOp:
   """a C-fragment register tile seen as (rows this lane holds, columns this lane holds)"""
-  c = blk.target.c
   tm, tn, _ = t.shape
-  edig = [c.split[d] for d in c.elems]
-  rdig = [i for i, d in enumerate(c.elems) if d < c.nrow]
-  cdig = [i for i, d in enumerate(c.elems) if d >= c.nrow]
+  edig, rdig, cdig = _elem_digits(blk)
   v = t.reshape(tm, tn, *edig).permute(0, *[2 + i for i in rdig], 1, *[2 + i for i in cdig])
   return v.reshape(tm * math.prod(edig[i] for i in rdig), tn * math.prod(edig[i] for i in cdig))
 
@@ -280,9 +283,7 @@ def scale_rows(blk:Block, t:UOp, f:UOp, when:UOp|None=None) -> UOp:
 
 def lane_row_of(blk:Block, shape:tuple[int, int, int]) -> list[int]:
   """for each register of a (tm, tn, elements) C-fragment tile, in order, its row in rows_view: its m-tile, then its element's row digits"""
-  c = blk.target.c
-  edig = [c.split[d] for d in c.elems]
-  rdig = [i for i, d in enumerate(c.elems) if d < c.nrow]
+  edig, rdig, _ = _elem_digits(blk)
   def row(m:int, e:int) -> int:
     ds = [e // math.prod(edig[i + 1:]) % edig[i] for i in range(len(edig))]
     return functools.reduce(lambda r, i: r * edig[i] + ds[i], rdig, m)

@@ -9,7 +9,7 @@ from dataclasses import replace
 from tinygrad import UOp, dtypes
 from fa_uop import SM90A, flash_fwd, flash_bwd_dkdv, flash_bwd_dq, FwdConfig, BwdConfig
 from fa_uop.mods import Mods
-from fa_uop.compile import render, cuda_resources
+from fa_uop.compile import render, cuda_resources, _nvcc
 
 D, N, H = int(os.environ.get("D", 128)), 16384, 16
 DOC = dict(mask_mod=lambda b, h, qi, kj, d: d[b, qi].eq(d[b, kj]), n_args=1)
@@ -41,7 +41,7 @@ def sass(src:str, name:str) -> None:
   nvdisasm = os.environ.get("FA_UOP_NVDISASM") or shutil.which("nvdisasm") or sys.exit("SASS=...: no nvdisasm (FA_UOP_NVDISASM, or PATH)")
   with tempfile.TemporaryDirectory() as d:
     with open(f"{d}/k.cu", "w") as f: f.write(src)
-    subprocess.run(["nvcc", "-gencode=arch=compute_90a,code=sm_90a", "-cubin", "-o", f"{d}/k.cubin", f"{d}/k.cu"], check=True, capture_output=True)
+    subprocess.run([_nvcc(), "-gencode=arch=compute_90a,code=sm_90a", "-cubin", "-o", f"{d}/k.cubin", f"{d}/k.cu"], check=True, capture_output=True)
     out = subprocess.run([nvdisasm, "-c", f"{d}/k.cubin"], check=True, capture_output=True, text=True).stdout
   with open(os.path.join(os.environ["SASS"], f"{name}.sass"), "w") as f: f.write(out)
   ops = [m.group(1).split(".")[0] for m in re.finditer(r"\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", out)]

@@ -1,3 +1,4 @@
+# (sass.py: the fifteenth session's docs/runs/2026-11-26_fp8prof/sass.py, which this run used through a copy of it, its body the same; the copy is gone)
 # issue 31: the output's rescale behind a branch, skipped where no row max grew (FA_RESCALE=0) or grew by at most 8 in log2 units
 # (FA_RESCALE=8: FlashAttention-4's lazy rescale, the stale max kept), beside the rescale every step (FA_RESCALE unset), alternating
 source scripts/device_setup.sh; export DEV=CUDA FA_UOP_TUNE=0
@@ -16,7 +17,7 @@ for r in "" 8; do bb fp8e4m3 128x128x8tr2p $r; done
 for r in "" 8; do bb half 128x64x8tr2p $r; done
 export D=128 B=4 H=16 N=4096 CAUSAL=0
 for r in "" 8; do bb fp8e4m3 64x128x4x2tr2 $r; done
-mkdir -p $OUT/sass; for r in "" 8; do FA_RESCALE=$r OUT=$OUT/sass python3 docs/runs/2026-11-26_rescale/sass.py 128x128x8tr2p; mv $OUT/sass/fp8_128x128x8tr2p_d128.cu $OUT/sass/r${r:-every}.cu; done
+mkdir -p $OUT/sass; for r in "" 8; do FA_RESCALE=$r OUT=$OUT/sass python3 docs/runs/2026-11-26_fp8prof/sass.py 128x128x8tr2p; mv $OUT/sass/fp8_128x128x8tr2p_d128.cu $OUT/sass/r${r:-every}.cu; done
 for f in $OUT/sass/*.cu; do nvcc -gencode=arch=compute_90a,code=sm_90a -cubin -o ${f%.cu}.cubin $f 2>/dev/null && cuobjdump -sass ${f%.cu}.cubin > ${f%.cu}.sass; rm -f ${f%.cu}.cubin ${f}; wc -l ${f%.cu}.sass; done
 fi
 # PART=2: the ring's depth under the lazy rescale (2, 3, 4 slots), where a consumer warp's samples stall (Nsight Compute's source
@@ -42,7 +43,7 @@ for c in 0 1; do export CAUSAL=$c; for h in 0 1 0 1; do bb fp8e4m3 128x128x8tr2p
 export D=256 B=1 H=8 N=16384 CAUSAL=0
 for h in 0 1; do bb fp8e4m3 128x128x8tr2p $h; done
 for h in 0 1; do bb half 128x64x8tr2p $h; done
-mkdir -p $OUT/sass; FA_HOLD=1 OUT=$OUT/sass python3 docs/runs/2026-11-26_rescale/sass.py 128x128x8tr2p; mv $OUT/sass/fp8_128x128x8tr2p_d128.cu $OUT/sass/hold.cu
+mkdir -p $OUT/sass; FA_HOLD=1 OUT=$OUT/sass python3 docs/runs/2026-11-26_fp8prof/sass.py 128x128x8tr2p; mv $OUT/sass/fp8_128x128x8tr2p_d128.cu $OUT/sass/hold.cu
 for f in $OUT/sass/*.cu; do nvcc -gencode=arch=compute_90a,code=sm_90a -cubin -o ${f%.cu}.cubin $f 2>/dev/null && cuobjdump -sass ${f%.cu}.cubin > ${f%.cu}.sass; rm -f ${f%.cu}.cubin ${f}; wc -l ${f%.cu}.sass; done
 fi
 # PART=4: at the final source (the lazy rescale in the ping-pong only): the GPU tests (the new test_lazy_rescale_on_hopper among them)
