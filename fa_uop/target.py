@@ -323,8 +323,9 @@ def _cuda_pack(vals:list[UOp], dtype:DType) -> UOp:
     u16 = "__half_as_ushort" if dtype == dtypes.half else "__bfloat16_as_ushort"
     return UOp(Ops.CUSTOMI, dtypes.uint32, tuple(vals), arg=f"((unsigned){u16}({{0}}) | ((unsigned){u16}({{1}}) << 16))")
   cvt = f"cvt.rn.satfinite.{_WG_TYPES[dtype]}x2.f32"
-  return UOp(Ops.CUSTOMI, dtypes.uint32, tuple(vals), arg=f'({{{{ unsigned r; asm("{{{{ .reg .b16 lo, hi;\\n{cvt} lo, %2, %1;\\n{cvt} hi, %4, %3;\\n'
-             'mov.b32 %0, {{lo, hi}};\\n}}" : "=r"(r) : "f"({0}), "f"({1}), "f"({2}), "f"({3})); r; }})')
+  # a lambda called in place, not a statement expression: NVRTC (tinygrad's CUDA compiler) has no GNU ({ ... })
+  return UOp(Ops.CUSTOMI, dtypes.uint32, tuple(vals), arg=f'[&]{{{{ unsigned r; asm("{{{{ .reg .b16 lo, hi;\\n{cvt} lo, %2, %1;\\n{cvt} hi, %4, %3;\\n'
+             'mov.b32 %0, {{lo, hi}};\\n}}" : "=r"(r) : "f"({0}), "f"({1}), "f"({2}), "f"({3})); return r; }}()')
 
 def _cuda_scale_if(regs:list[UOp], factors:list[UOp], rows:list[int], when:UOp) -> UOp:
   """a statement: register regs[i] (an index) times factors[rows[i]], all behind one branch taken where `when`"""
