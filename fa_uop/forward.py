@@ -13,7 +13,7 @@ from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, store_tile, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, release, leave,
                           registers, turn, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, wgmma_issue, wgmma_wait,
-                          InFlight, a_operand, a_from_acc, lane_reduce, row_reduce, rows_at, scale_rows, pack_a)
+                          InFlight, a_operand, a_from_acc, lane_reduce, row_reduce, rows_at, scale_rows)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
 LAZY = 8.0   # a ping-pong's lazy rescale, in log2 units (see kv_step)
@@ -182,13 +182,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     s = s.after(s_done)
     s_rows = rows_view(blk, s)
     moved = functools.reduce(lambda a, b: a | b, [new_max[i].ne(row_max[i]) for i in range(nrows)]) if pong else None
-    # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout); read from S's registers where Vᵀ's key order
-    # lines them up, rounded by wgmma_tile. In a ping-pong P is rounded and packed here, above the rescale's branch: ptxas keeps what
-    # follows a branch below it, where it cannot fill the MUFU's gaps, and sinks it below the turn's barrier
-    p_a = lambda: a_from_acc(blk, s, target.key_order()) if vt else a_operand(blk, s, blk.warp * WM, v.dtype)
-    packed = pack_a(blk, lambda kk, p=p_a(): p(0, kk), BN // K, v.dtype) if pong else None
-    sums = row_sum.store(row_sum * alpha + row_reduce(s_rows, Ops.ADD, pong))
-    upd = UOp.group(sums, row_max.store(new_max), scale_rows(blk, acc if packed is None else acc.after(packed[0], sums), alpha, moved))
+    upd = UOp.group(row_sum.store(row_sum * alpha + row_reduce(s_rows, Ops.ADD, pong)), row_max.store(new_max), scale_rows(blk, acc, alpha, moved))
     acc = acc.after(upd)
     if ring:   # V_p must have landed; K's slot is released once S is in every thread's registers
       vtile = wait_bulk(blk, v_s.nth(slot), bars.index(full(1, slot)), phase, s_done, sync=False)
@@ -200,10 +194,11 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
         kv_copy(0, k_s.after(vtile.buf), n1, None, 0, when=p + 1 < total)   # past the last tile: none (nothing waits for it)
     if carry: acc = acc.after(kc, UOp.group((tu:=tix.after(vc, kc))[0].store(tx[1]), tu[1].store(plan.index(p + 2))))
     else: acc = acc.after(kc)
+    # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout); read from S's registers where Vᵀ's key order
+    # lines them up, rounded by wgmma_tile
+    p_a = a_from_acc(blk, s, target.key_order()) if vt else a_operand(blk, s, blk.warp * WM, v.dtype)
     if pong:   # this softmax done, P·V_p waits for this warpgroup's turn, and is left in flight into it
-      pa = (lambda kk, p=p_a(): p(0, kk)) if packed is None else packed[1]
-      return wgmma_issue(blk, acc.after(turn(blk, True, bars, acc, vtile.buf)), pa, vtile, b_kn=not vt, add=True).done.end(it)
-    p_a = p_a()
+      return wgmma_issue(blk, acc.after(turn(blk, True, bars, acc, vtile.buf)), lambda kk: p_a(0, kk), vtile, b_kn=not vt, add=True).done.end(it)
     if wg:
       pv = wgmma_tile(blk, acc, lambda kk: p_a(0, kk), vtile, b_kn=not vt, add=True)
       return (UOp.group(pv, release(blk, bars, empty(1, slot), pv)) if ring else pv).end(it)

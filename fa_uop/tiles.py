@@ -419,7 +419,7 @@ def _wgmma_args(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bo
   # the warpgroup's first row; spelled without warp % 4, which tinygrad may answer by splitting the warp range into two thread
   # dimensions whose order no longer matches the hardware's warpgroups (wrong rows on the H100)
   wg_row = blk.warp // 4 * 4 * M if a_row is None else a_row // (4 * M) * (4 * M)
-  a_op = [a(kk)[e].load() for kk in range(k // K) for e in range(a(kk).shape[0])] if callable(a) else a.at(wg_row, 0)
+  a_op = [a(kk)[e].load() for kk in range(k // K) for e in range(t.a.nelems)] if callable(a) else a.at(wg_row, 0)
   return (b.at(0, b_off) if b_kn else b.at(b_off, 0), n, k // K, b.rows * b.atom * b.itemsize, f"fa_wg{next(blk.ids)}", b.buf.dtype, a_op,
           0 if callable(a) else a.rows * a.atom * a.itemsize)
 
@@ -455,15 +455,6 @@ class InFlight:
   """a product wgmma_issue started: its accumulator, and the issue (or the twin's stores, done)"""
   acc: UOp
   done: UOp
-
-def pack_a(blk:Block, a:Callable[[int], UOp], ksteps:int, dtype:DType) -> tuple[UOp, Callable[[int], UOp]]|None:
-  """wgmma's A from registers (a: K-step -> its values) rounded to dtype and packed into 32-bit registers now, by the target's
-  conversion (Target.pack), not where the product is issued: (the packed registers, K-step -> its 4); None where the target has none"""
-  if blk.target.pack is None: return None
-  n = a(0).shape[0] // 4
-  pk = blk.reg((ksteps, 4), dtypes.uint32)
-  st = UOp.group(*[pk[kk, j].store(blk.target.pack([a(kk)[j * n + i].load() for i in range(n)], dtype)) for kk in range(ksteps) for j in range(4)])
-  return st, lambda kk: pk.after(st)[kk]
 
 def wgmma_issue(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bool=False, add:bool=False) -> InFlight:
   """wgmma_tile's product started and left in flight in acc's registers (acc, A's registers and the tiles untouched until wgmma_wait);
