@@ -92,7 +92,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   # waiting on its barrier and, once issued, handed to the other warpgroup, so its softmax runs under the other's turn. Warpgroup 1
   # hands warpgroup 0 the first, warpgroup 0 hands it the last after the loop: each then arrives as often as the other waits
   pong = bool(ring) and cfg.pingpong
-  if pong: first_k = turn(blk, True, bars, turn(blk, False, bars, q_s.buf, when=blk.warp >= 4))
+  if pong: first_k = turn(blk, True, bars, turn(blk, False, bars, q_s.buf, when=blk.warp >= blk.warps - 4))
   # Q's A fragments stay in registers for the whole loop where a warp has one m-tile. With more they do not fit beside the output
   # accumulator (at 128x32x4, D=128: 255 registers and spills), so each K-step reads them from Q's LDS tile, as FlashAttention-2 does
   q_in_regs = WM // M == 1 and not wg
@@ -216,8 +216,8 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     done = kv_step(blk.range(count, AxisType.REDUCE), p0, *[x.after(init, *dones) for x in raw], masked=masked, after=(first_k, *dones),
                    variant=2 + 2 * len(dones))
     dones.append(done if pong else done.barrier())
-  if pong:   # warpgroup 1's last turn, then the last P·V
-    dones.append(turn(blk, False, bars, *dones, when=blk.warp < 4))
+  if pong:   # the last turns (every warpgroup's but the last's), then the last P·V
+    dones.append(turn(blk, False, bars, *dones, when=blk.warp < blk.warps - 4))
     dones.append(wgmma_wait(blk, InFlight(raw[0].after(init, *dones), dones[-1]), 0))
   acc, row_max, row_sum = [x.after(init, *dones) for x in raw[:3]]
   return acc, row_max, lane_reduce(blk, row_sum, Ops.ADD), q_s

@@ -21,7 +21,8 @@ class Block:
   ids: Iterator[int] = field(default_factory=lambda: itertools.count(10))
   slots: Iterator[int] = field(default_factory=itertools.count)
   def __post_init__(self):
-    assert self.warps & (self.warps - 1) == 0, f"warps={self.warps} must be a power of two"
+    # a power of two, or whole warpgroups beside a producer (a ping-pong of three: 12 warps)
+    assert self.warps & (self.warps - 1) == 0 or (self.producer and self.warps % 4 == 0), f"warps={self.warps} must be a power of two"
     self.warp = UOp.range(self.warps + 4 * self.producer, next(self.ids), AxisType.LOCAL)
     self.lane = UOp.range(self.target.warp, -1, AxisType.WARP)
     self.tid = self.warp * self.target.warp + self.lane
@@ -190,11 +191,12 @@ def registers(blk:Block, producer:bool, blocks:int, buf:UOp, *deps:UOp) -> UOp|N
   return _statement(blk, lambda live: blk.target.tma.regs(n, all_of(live, who), buf.after(*deps).index(0)))
 
 def turn(blk:Block, mine:bool, buf:UOp, *deps:UOp, when:UOp|None=None) -> UOp:
-  """FlashAttention-3's ping-pong of a block's two consumer warpgroups, their tensor-core work in turns, one's softmax under the
-  other's products: mine, wait for this warpgroup's turn; else end it, handing the turn to the other (the threads where `when`, None:
-  all), once deps are done (buf, an LDS buffer, only carries the order)"""
+  """FlashAttention-3's ping-pong of a block's consumer warpgroups (two or three), their tensor-core work in turns round the block, a
+  softmax under the others' products: mine, wait for this warpgroup's turn; else end it, handing the turn to the next (the threads where
+  `when`, None: all), once deps are done (buf, an LDS buffer, only carries the order). Each barrier counts two warpgroups' threads"""
   wg = blk.warp // 4
-  return _statement(blk, lambda live: blk.target.tma.turn(wg if mine else 1 - wg, blk.threads, not mine, all_of(live, when), buf.after(*deps).index(0)))
+  return _statement(blk, lambda live: blk.target.tma.turn(wg if mine else (wg + 1) % (blk.warps // 4), 8 * blk.target.warp, not mine,
+                                                          all_of(live, when), buf.after(*deps).index(0)))
 
 def leave(blk:Block, when:UOp, buf:UOp, *deps:UOp) -> UOp:
   """the threads where `when` exit once deps are done (a producer that has issued its copies: buf, an LDS buffer, only carries
