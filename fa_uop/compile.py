@@ -119,7 +119,7 @@ def _nvcc() -> str: return os.environ.get("FA_UOP_NVCC") or "nvcc"
 
 def cuda_resources(src:str, arch:str) -> dict[str, int]:
   """what ptxas says a CUDA kernel uses on arch (nvcc -cubin -Xptxas -v): registers a thread, bytes of spill stores, of stack and of
-  static shared memory, and whether it serialized wgmma (1: it found a register of a product in flight touched, and waits at once)"""
+  static shared memory, and whether it serialized wgmma (1: it waits for each product at once, for whatever reason it gives)"""
   with tempfile.TemporaryDirectory() as d:
     with open(f"{d}/k.cu", "w") as f: f.write(src)
     gen = f"-gencode=arch=compute_{arch[3:]},code={arch}"
@@ -127,7 +127,8 @@ def cuda_resources(src:str, arch:str) -> dict[str, int]:
                        check=True, capture_output=True, text=True)
   pats = {"registers": r"Used (\d+) registers", "spill_stores": r"(\d+) bytes spill stores", "stack": r"(\d+) bytes stack frame", "smem": r"(\d+) bytes smem"}
   out = {k: int(m.group(1)) if (m:=re.search(v, r.stderr)) else 0 for k, v in pats.items()}
-  return {**out, "wgmma_serialized": int("C7514" in r.stderr)}
+  # every reason ptxas gives (C7511/C7512: too few registers for the wgmma pipeline, C7514: a register of a product in flight touched, ..)
+  return {**out, "wgmma_serialized": int("wgmma.mma_async instructions are serialized" in r.stderr)}
 
 def compile_source(src:str, arch:str) -> str:
   """Compile with the real toolchain and return the text to inspect: gfx* with clang -> AMDGPU assembly, sm_* with nvcc -> PTX.

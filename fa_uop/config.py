@@ -38,8 +38,7 @@ class FwdConfig:
     target, or its narrow MMA where d or block_n, the K extents of the MMAs, are no multiple of the wide one's K)"""
     target = target.narrowed(d, self.block_n)
     M, N, K = target.mma
-    if self.warps < 1 or (self.warps & (self.warps - 1) and not (self.pingpong and self.warps == 12)):
-      raise ValueError(f"warps={self.warps} must be a power of two (or 12: a ping-pong of three warpgroups)")
+    if self.warps < 1 or self.warps & (self.warps - 1): raise ValueError(f"warps={self.warps} must be a power of two")
     if self.split < 1 or self.split & (self.split - 1) or self.warps % self.split:
       raise ValueError(f"split={self.split} must be a power of two dividing warps={self.warps}")
     if self.block_m % (self.warps // self.split * M):
@@ -58,8 +57,8 @@ class FwdConfig:
                                                                                     "TMA and wgmma products (warpgroups of 64 rows, D a multiple of 64)")
     if self.ring and (not self.tma or not 1 <= self.ring <= 4):
       raise ValueError(f"{self}: a producer's ring (1 to 4 slots) fills by bulk tensor copies (tma)")
-    if self.pingpong and (not self.ring or self.warps not in (8, 12)):
-      raise ValueError(f"{self}: a ping-pong takes turns between two or three consumer warpgroups (8 or 12 warps) on a producer's ring")
+    if self.pingpong and (not self.ring or self.warps != 8):
+      raise ValueError(f"{self}: a ping-pong takes turns between two consumer warpgroups (8 warps) on a producer's ring")
     return target
   def __str__(self) -> str:
     return f"{self.block_m}x{self.block_n}x{self.warps}" + (f"x{self.blocks}" if self.blocks else "") + ("t" if self.tma else "") + \

@@ -21,8 +21,7 @@ class Block:
   ids: Iterator[int] = field(default_factory=lambda: itertools.count(10))
   slots: Iterator[int] = field(default_factory=itertools.count)
   def __post_init__(self):
-    # a power of two, or whole warpgroups beside a producer (a ping-pong of three: 12 warps)
-    assert self.warps & (self.warps - 1) == 0 or (self.producer and self.warps % 4 == 0), f"warps={self.warps} must be a power of two"
+    assert self.warps & (self.warps - 1) == 0, f"warps={self.warps} must be a power of two"
     self.warp = UOp.range(self.warps + 4 * self.producer, next(self.ids), AxisType.LOCAL)
     self.lane = UOp.range(self.target.warp, -1, AxisType.WARP)
     self.tid = self.warp * self.target.warp + self.lane
@@ -191,12 +190,11 @@ def registers(blk:Block, producer:bool, blocks:int, buf:UOp, *deps:UOp) -> UOp|N
   return _statement(blk, lambda live: blk.target.tma.regs(n, all_of(live, who), buf.after(*deps).index(0)))
 
 def turn(blk:Block, mine:bool, buf:UOp, *deps:UOp, when:UOp|None=None) -> UOp:
-  """FlashAttention-3's ping-pong of a block's consumer warpgroups (two or three), their tensor-core work in turns round the block, a
-  softmax under the others' products: mine, wait for this warpgroup's turn; else end it, handing the turn to the next (the threads where
-  `when`, None: all), once deps are done (buf, an LDS buffer, only carries the order). Each barrier counts two warpgroups' threads"""
+  """FlashAttention-3's ping-pong of a block's two consumer warpgroups, their tensor-core work in turns, one's softmax under the
+  other's products: mine, wait for this warpgroup's turn; else end it, handing the turn to the other (the threads where `when`, None:
+  all), once deps are done (buf, an LDS buffer, only carries the order)"""
   wg = blk.warp // 4
-  return _statement(blk, lambda live: blk.target.tma.turn(wg if mine else (wg + 1) % (blk.warps // 4), 8 * blk.target.warp, not mine,
-                                                          all_of(live, when), buf.after(*deps).index(0)))
+  return _statement(blk, lambda live: blk.target.tma.turn(wg if mine else 1 - wg, blk.threads, not mine, all_of(live, when), buf.after(*deps).index(0)))
 
 def leave(blk:Block, when:UOp, buf:UOp, *deps:UOp) -> UOp:
   """the threads where `when` exit once deps are done (a producer that has issued its copies: buf, an LDS buffer, only carries
@@ -421,7 +419,7 @@ def _wgmma_args(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bo
   # the warpgroup's first row; spelled without warp % 4, which tinygrad may answer by splitting the warp range into two thread
   # dimensions whose order no longer matches the hardware's warpgroups (wrong rows on the H100)
   wg_row = blk.warp // 4 * 4 * M if a_row is None else a_row // (4 * M) * (4 * M)
-  a_op = [a(kk)[e].load() for kk in range(k // K) for e in range(t.a.nelems)] if callable(a) else a.at(wg_row, 0)
+  a_op = [a(kk)[e].load() for kk in range(k // K) for e in range(a(kk).shape[0])] if callable(a) else a.at(wg_row, 0)
   return (b.at(0, b_off) if b_kn else b.at(b_off, 0), n, k // K, b.rows * b.atom * b.itemsize, f"fa_wg{next(blk.ids)}", b.buf.dtype, a_op,
           0 if callable(a) else a.rows * a.atom * a.itemsize)
 
@@ -458,19 +456,28 @@ class InFlight:
   acc: UOp
   done: UOp
 
-def wgmma_issue(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bool=False, add:bool=False) -> InFlight:
-  """wgmma_tile's product started and left in flight in acc's registers (acc, A's registers and the tiles untouched until wgmma_wait);
-  the twin's runs where issued"""
-  if blk.target.wgmma is None: return InFlight(acc, _wgmma_twin(blk, acc, a, b, b_kn, add, None, 0))
-  regs, args = _acc_regs(acc), _wgmma_args(blk, acc, a, b, b_kn, None, 0)
-  return InFlight(acc, _statement(blk, lambda live: blk.target.wgmma(*args, b_kn=b_kn, into=regs, add=add, live=live)[0]))
+def pack_a(blk:Block, a:Callable[[int], UOp], into:UOp, dtype:DType) -> UOp:
+  """wgmma's A from registers (a: K-step -> its values) rounded to dtype and packed by the target's conversion (Target.pack) into
+  `into`, (K-steps, 4) uint32 registers, now, not where the product is issued (wgmma_issue then takes `lambda kk: into[kk]`)"""
+  n = a(0).shape[0] // 4
+  return UOp.group(*[into[kk, j].store(blk.target.pack([a(kk)[j * n + i].load() for i in range(n)], dtype))
+                     for kk in range(into.shape[0]) for j in range(4)])
 
-def wgmma_wait(blk:Block, f:InFlight, pending:int=0, *deps:UOp) -> UOp:
+def wgmma_issue(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bool=False, add:bool=False, when:UOp|None=None) -> InFlight:
+  """wgmma_tile's product started and left in flight in acc's registers (acc, A's registers and the tiles untouched until wgmma_wait),
+  only where `when` (None: always; the twin takes none); the twin's runs where issued"""
+  if blk.target.wgmma is None:
+    assert when is None, "the twin's product runs where issued"
+    return InFlight(acc, _wgmma_twin(blk, acc, a, b, b_kn, add, None, 0))
+  regs, args = _acc_regs(acc), _wgmma_args(blk, acc, a, b, b_kn, None, 0)
+  return InFlight(acc, _statement(blk, lambda live: blk.target.wgmma(*args, b_kn=b_kn, into=regs, add=add, live=all_of(live, when))[0]))
+
+def wgmma_wait(blk:Block, f:InFlight, pending:int=0, *deps:UOp, when:UOp|None=None) -> UOp:
   """f's product done, once at most `pending` products issued after it are in flight, and after deps: the statement reads of f.acc
-  follow"""
+  follow. Only where `when` (None: always)"""
   if blk.target.wgmma is None: return UOp.group(f.done, *deps)
   acc = f.acc.after(f.done, *deps)
-  return _statement(blk, lambda live: blk.target.wgmma_wait(_acc_regs(acc), pending, live))
+  return _statement(blk, lambda live: blk.target.wgmma_wait(_acc_regs(acc), pending, all_of(live, when)))
 
 # *** across the lanes of a warp ***
 

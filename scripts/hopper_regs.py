@@ -34,7 +34,8 @@ def bwd_sinks(cfg:BwdConfig, doc:bool):
 
 def ptxas(src:str) -> str:
   r = cuda_resources(src, "sm_90a")
-  return f"Used {r['registers']} registers, {r['spill_stores']} bytes spill stores, {r['stack']} bytes stack, {r['smem']} bytes smem"
+  return f"Used {r['registers']} registers, {r['spill_stores']} bytes spill stores, {r['stack']} bytes stack, {r['smem']} bytes smem" + \
+    (", wgmma SERIALIZED" if r["wgmma_serialized"] else "")
 
 def sass(src:str, name:str) -> None:
   """write src's SASS for sm_90a to $SASS/name.sass, and print its commonest opcodes"""
