@@ -13,7 +13,7 @@ from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, store_tile, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, release, leave,
                           registers, turn, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, wgmma_issue, wgmma_wait,
-                          InFlight, a_operand, a_from_acc, lane_reduce, row_reduce, rows_at, scale_rows, pack_a)
+                          InFlight, a_operand, a_from_acc, lane_reduce, row_reduce, rows_at, scale_rows)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
 LAZY = 8.0   # a ping-pong's lazy rescale, in log2 units (see kv_step)
@@ -88,7 +88,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     first_k = kv_copy(0, k_s.after(bars), n0_of(0), any_tile, 0)
   else: first_k = copy_tile(blk, k_s, kg, tile(0), nk - n0_of(0) if any_tile is None else any_tile.where(nk - n0_of(0), 0), variant=1, run=run)
   q_s = wait_tile(blk, q_s, copy_tile(blk, q_s, qg, q_rows, nq), first_k)
-  # a ping-pong (FlashAttention-3's): warpgroup w's products come in turns [S_0], [S_p, P·V_{p-1}], .., [P·V_last], each begun by
+  # a ping-pong (FlashAttention-3's): warpgroup w's products come in turns [S_0], [P·V_{p-1}, S_p], .., [P·V_last], each begun by
   # waiting on its barrier and, once issued, handed to the other warpgroup, so its softmax runs under the other's turn. Warpgroup 1
   # hands warpgroup 0 the first, warpgroup 0 hands it the last after the loop: each then arrives as often as the other waits
   pong = bool(ring) and cfg.pingpong
@@ -115,19 +115,15 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   # a scale read at run time (fp8's descales) times log2 e, held in a register: tinygrad reassociates S·(d·c) into (d·S)·c, two
   # multiplies an element where the exponent's FMA takes one
   c_reg = blk.reg((1,)) if isinstance(scale, UOp) and score is None else None
-  # a ping-pong's P, rounded and packed into wgmma's A registers at the end of a step for the P·V the next turn issues
-  pk = blk.reg((BN // K, 4), dtypes.uint32) if pong else None
   init = UOp.group(acc.store(acc.const_like(0)), row_max.store(row_max.const_like(-math.inf)), row_sum.store(row_sum.const_like(0)),
                    *([tix[0].store(plan.index(0)), tix[1].store(plan.index(1))] if carry else []),
-                   *([c_reg[0].store(scale * LOG2E)] if c_reg is not None else []), *([pk.store(pk.const_like(0))] if pk is not None else []))
-  raw = (acc, row_max, row_sum, tix) + ((pk,) if pk is not None else ())
+                   *([c_reg[0].store(scale * LOG2E)] if c_reg is not None else []))
+  raw = (acc, row_max, row_sum, tix)
 
-  def kv_step(it:UOp, p0:UOp|int, acc:UOp, row_max:UOp, row_sum:UOp, tix:UOp, pk:UOp|None=None, *, masked:bool, after:tuple[UOp, ...],
-              variant:int) -> UOp:
+  def kv_step(it:UOp, p0:UOp|int, acc:UOp, row_max:UOp, row_sum:UOp, tix:UOp, masked:bool, after:tuple[UOp, ...], variant:int) -> UOp:
     """one KV tile: K_p was copied by the step before (or the prologue); V_p is copied while S = Q·Kᵀ runs, and K_{p+1} while P·V
     runs. Returns the END of the loop."""
     acc, row_max, row_sum, tx = acc.after(it), row_max.after(it), row_sum.after(it), tix.after(it)  # the carried state, read anew each iteration
-    pk = pk.after(it) if pk is not None else None
     p = p0 + it
     real = p < plan.n_masked if masked and phantom else None
     n0 = (plan.carried(tx[0]) if carry else plan.tile(p)) * BN
@@ -144,13 +140,12 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
                   variant=variant, run=run)
     # S = Q·Kᵀ, scaled into the log2 domain; V's copy is issued first so it overlaps this
     s = acc_tile(blk, WM // M, BN // N)
-    if pong:   # S_p issued, then P·V_{p-1} (P packed by the step before), the turn handed over, and S_p waited for alone: the softmax
-      # runs under P·V_{p-1} (FlashAttention-3's order within a warpgroup). The first step's P is 0, times V_0 once landed: ptxas
-      # serializes every wgmma where one is issued or waited for behind a branch, and a tile not yet copied may hold NaN
+    freed = ()
+    if pong:   # S_p issued behind this turn's P·V_{p-1} (in flight in acc), the turn handed over, then both waited for
       sf = wgmma_issue(blk, s, q_s, kt)
-      v0 = wait_bulk(blk, v_s, bars.index(full(1, 0)), p.const_like(0), sf.done, sync=False, when=p.eq(0))
-      pv = wgmma_issue(blk, acc.after(sf.done), lambda kk: pk[kk], v0.nth(p.eq(0).where(0, (p + ring - 1) % ring)), b_kn=not vt, add=True)
-      s = s.after(qk:=wgmma_wait(blk, sf, 1, turn(blk, False, bars, pv.done)))
+      s = s.after(qk:=wgmma_wait(blk, sf, 0, turn(blk, False, bars, sf.done)))
+      acc = acc.after(wgmma_wait(blk, InFlight(acc, qk), 0))   # the same wait covers P·V_{p-1}: naming acc keeps its reads below it
+      freed = (release(blk, bars, empty(1, (p + ring - 1) % ring), acc, when=p > 0),)   # V_{p-1}'s slot: its product is done
     elif wg: s = s.after(qk:=wgmma_tile(blk, s, q_s, kt.after(vc)))   # S = Q·Kᵀ (not +=): no zeroing
     else:
       s = s.after(s.after(vc).store(s.const_like(0)))
@@ -187,17 +182,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     s = s.after(s_done)
     s_rows = rows_view(blk, s)
     moved = functools.reduce(lambda a, b: a | b, [new_max[i].ne(row_max[i]) for i in range(nrows)]) if pong else None
-    # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout); read from S's registers where Vᵀ's key order
-    # lines them up, rounded by wgmma_tile. In a ping-pong P·V_{p-1} is waited for only now, once the exponentials and row sums are
-    # issued; then V_{p-1}'s slot is free, P_p is packed into the registers P_{p-1} held for the next turn, and the output rescaled
-    p_a = a_from_acc(blk, s, target.key_order()) if vt else a_operand(blk, s, blk.warp * WM, v.dtype)
-    sums = row_sum.store(row_sum * alpha + row_reduce(s_rows, Ops.ADD, pong))
-    freed: tuple[UOp, ...] = ()
-    if pong:
-      acc = acc.after(pvw:=wgmma_wait(blk, InFlight(acc, pv.done), 0, sums))
-      packed = pack_a(blk, lambda kk: p_a(0, kk), pk.after(pvw), v.dtype)
-      freed = (release(blk, bars, empty(1, (p + ring - 1) % ring), pvw, when=p > 0),)
-    upd = UOp.group(sums, row_max.store(new_max), scale_rows(blk, acc, alpha, moved), *([packed] if pong else []))
+    upd = UOp.group(row_sum.store(row_sum * alpha + row_reduce(s_rows, Ops.ADD, pong)), row_max.store(new_max), scale_rows(blk, acc, alpha, moved))
     acc = acc.after(upd)
     if ring:   # V_p must have landed; K's slot is released once S is in every thread's registers
       vtile = wait_bulk(blk, v_s.nth(slot), bars.index(full(1, slot)), phase, s_done, sync=False)
@@ -209,7 +194,11 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
         kv_copy(0, k_s.after(vtile.buf), n1, None, 0, when=p + 1 < total)   # past the last tile: none (nothing waits for it)
     if carry: acc = acc.after(kc, UOp.group((tu:=tix.after(vc, kc))[0].store(tx[1]), tu[1].store(plan.index(p + 2))))
     else: acc = acc.after(kc)
-    if pong: return turn(blk, True, bars, acc, vtile.buf).end(it)   # this softmax done: the next turn, whose products the next step issues
+    # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout); read from S's registers where Vᵀ's key order
+    # lines them up, rounded by wgmma_tile
+    p_a = a_from_acc(blk, s, target.key_order()) if vt else a_operand(blk, s, blk.warp * WM, v.dtype)
+    if pong:   # this softmax done, P·V_p waits for this warpgroup's turn, and is left in flight into it
+      return wgmma_issue(blk, acc.after(turn(blk, True, bars, acc, vtile.buf)), lambda kk: p_a(0, kk), vtile, b_kn=not vt, add=True).done.end(it)
     if wg:
       pv = wgmma_tile(blk, acc, lambda kk: p_a(0, kk), vtile, b_kn=not vt, add=True)
       return (UOp.group(pv, release(blk, bars, empty(1, slot), pv)) if ring else pv).end(it)
@@ -227,11 +216,9 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     done = kv_step(blk.range(count, AxisType.REDUCE), p0, *[x.after(init, *dones) for x in raw], masked=masked, after=(first_k, *dones),
                    variant=2 + 2 * len(dones))
     dones.append(done if pong else done.barrier())
-  if pong:   # the last P·V in this warpgroup's last turn (V in the last position's slot), the turn handed on (warpgroup 0's), then waited for
-    accf, pkf = (x.after(init, *dones) for x in (raw[0], raw[-1]))
-    fin = wgmma_issue(blk, accf, lambda kk: pkf[kk], v_s.nth((n_run + plan.n_free - 1) % ring), b_kn=not vt, add=True)
-    dones.append(turn(blk, False, bars, fin.done, when=blk.warp < 4))
-    dones.append(wgmma_wait(blk, InFlight(accf, fin.done), 0, dones[-1]))
+  if pong:   # warpgroup 1's last turn, then the last P·V
+    dones.append(turn(blk, False, bars, *dones, when=blk.warp < 4))
+    dones.append(wgmma_wait(blk, InFlight(raw[0].after(init, *dones), dones[-1]), 0))
   acc, row_max, row_sum = [x.after(init, *dones) for x in raw[:3]]
   return acc, row_max, lane_reduce(blk, row_sum, Ops.ADD), q_s
 

@@ -68,9 +68,6 @@ class Target:
   # Hopper's warpgroup MMA on LDS tiles, A from LDS or registers (see _cuda_wgmma); twin: mma over fragment reads of the same tiles
   wgmma: Callable[..., list[UOp]]|None = None
   wgmma_wait: Callable[..., list[UOp]]|None = None   # a product wgmma left in flight, waited for (see _cuda_wgmma_wait)
-  # A values rounded to an MMA input type and packed into one 32-bit register, as wgmma takes A from registers (see _cuda_pack);
-  # twin: none, the values go to the product as they are
-  pack: Callable[[list[UOp], DType], UOp]|None = None
   # registers times factors behind a branch, skipped where it is not taken (see _cuda_scale_if); twin: the multiplies every time
   scale_if: Callable[[list[UOp], list[UOp], list[int], UOp], UOp]|None = None
   # the kernels are laid out for warpgroup MMA (warpgroups of 64 rows, LDS tiles in 128-byte swizzle atoms), which the portable twin
@@ -91,7 +88,7 @@ class Target:
   fp8: Target|None = None
   def portable(self) -> Target:
     return replace(self, shuffle=None, copy16=None, copy_wait=None, store16=None, ldsm=None, ldsm_addr=None, wgmma=None, wgmma_wait=None,
-                   pack=None, scale_if=None, tma=None, narrow=self.narrow and self.narrow.portable(), fp8=self.fp8 and self.fp8.portable())
+                   scale_if=None, tma=None, narrow=self.narrow and self.narrow.portable(), fp8=self.fp8 and self.fp8.portable())
   @property
   def atom(self) -> int:
     """the columns of one row of a 128-byte swizzle atom (wgmma's LDS tiles) in the elements this description's MMA takes"""
@@ -288,10 +285,7 @@ def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:
     steps.append(f'asm volatile("{{{{\\n.reg .pred p;\\nsetp.ne.b32 p, {scale}, 0;\\nwgmma.mma_async.sync.aligned.m64n{n}k{32 // dtype.itemsize}.f32.{ty}.{ty} '
                  f'{{{{{regs}}}}}, {a_op}, {b_op}, p, 1, 1{trans};\\n}}}}" : {outs} : {ins});')
   init = ", ".join(f"{{{ci + i}}}" for i in range(nd)) if acc is not None else ", ".join(["0.0f"] * nd)
-  if regs_a and a[0].dtype == dtypes.uint32:   # A packed already (_cuda_pack)
-    assert len(a) == na, "4 packed registers a K-step"
-    a_decl = f"; unsigned {name}_a[{na}] = {{{{" + ", ".join(f"{{{ai + j}}}" for j in range(na)) + "}}"
-  elif dtype.itemsize == 1:   # A from floats: each register from 4 values, lowest byte first
+  if dtype.itemsize == 1:   # A from floats: each register from 4 values, lowest byte first
     assert not regs_a or a[0].dtype == dtypes.float, "8-bit A in registers comes as float32 values, rounded here"
     cvt = f"cvt.rn.satfinite.{ty}x2.f32"
     a_decl = f"; unsigned {name}_a[{na}]; " + "; ".join(
@@ -315,17 +309,6 @@ def _cuda_wgmma_wait(regs:list[UOp], pending:int, live:UOp) -> UOp:
   waited for its asm operands, so no read of them moves above it"""
   outs = ", ".join(f'"+f"(*{{{i}}})' for i in range(len(regs)))
   return UOp(Ops.CUSTOM, dtypes.void, (*regs, live), arg=f'if ({{{len(regs)}}}) asm volatile("wgmma.wait_group.sync.aligned {pending};" : {outs} :: "memory");')
-
-def _cuda_pack(vals:list[UOp], dtype:DType) -> UOp:
-  """one 32-bit register of wgmma's A from 4 float32 values rounded to an 8-bit dtype (two by one cvt), or from 2 16-bit values, lowest
-  first: what _cuda_wgmma does with A's values, as a value of its own, so the rounding can come before the product's issue"""
-  if dtype.itemsize == 2:
-    u16 = "__half_as_ushort" if dtype == dtypes.half else "__bfloat16_as_ushort"
-    return UOp(Ops.CUSTOMI, dtypes.uint32, tuple(vals), arg=f"((unsigned){u16}({{0}}) | ((unsigned){u16}({{1}}) << 16))")
-  cvt = f"cvt.rn.satfinite.{_WG_TYPES[dtype]}x2.f32"
-  # a lambda called in place, not a statement expression: NVRTC (tinygrad's CUDA compiler) has no GNU ({ ... })
-  return UOp(Ops.CUSTOMI, dtypes.uint32, tuple(vals), arg=f'[&]{{{{ unsigned r; asm("{{{{ .reg .b16 lo, hi;\\n{cvt} lo, %2, %1;\\n{cvt} hi, %4, %3;\\n'
-             'mov.b32 %0, {{lo, hi}};\\n}}" : "=r"(r) : "f"({0}), "f"({1}), "f"({2}), "f"({3})); return r; }}()')
 
 def _cuda_scale_if(regs:list[UOp], factors:list[UOp], rows:list[int], when:UOp) -> UOp:
   """a statement: register regs[i] (an index) times factors[rows[i]], all behind one branch taken where `when`"""
@@ -371,9 +354,9 @@ HOPPER_TMA = TMA(_cuda_tma_init, _cuda_tma_copy, _cuda_tma_wait, _cuda_tma_arriv
 # and wgmma on e4m3/e5m2 (m64nNk32, A's registers in mma.sync m16n8k32's layout), Vᵀ's keys in groups of 16 ordered so that the
 # key at position 4q+2j+e is 8j+2q+e: lane q of a row holds P's columns 2q, 2q+1, 2q+8, 2q+9 (C), A wants 4q..4q+3
 SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, wgmma=_cuda_wgmma, wgmma_wait=_cuda_wgmma_wait, warpgroups=True, multiprocessors=132,
-                min_blocks=True, tma=HOPPER_TMA, scale_if=_cuda_scale_if, pack=_cuda_pack,
+                min_blocks=True, tma=HOPPER_TMA, scale_if=_cuda_scale_if,
                 fp8=replace(SM89_FP8, arch="sm_90a", lds_bytes=HOPPER_LDS, multiprocessors=132, min_blocks=True, wgmma=_cuda_wgmma,
-                            wgmma_wait=_cuda_wgmma_wait, warpgroups=True, v_keys=((2, 4, 2), (1, 0, 2)), tma=HOPPER_TMA, scale_if=_cuda_scale_if, pack=_cuda_pack))
+                            wgmma_wait=_cuda_wgmma_wait, warpgroups=True, v_keys=((2, 4, 2), (1, 0, 2)), tma=HOPPER_TMA, scale_if=_cuda_scale_if))
 
 # RDNA4 wmma_f32_16x16x16 (gfx12): no duplicated operands; A and B hold k 0-3 and 8-11 of row (column) lane%16 in lanes 0-15, k 4-7
 # and 12-15 in lanes 16-31; C holds column lane%16, rows 8(lane//16)+e. Its 8-bit float WMMA (e4m3, e5m2) has the same shape and

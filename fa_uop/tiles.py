@@ -419,7 +419,7 @@ def _wgmma_args(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bo
   # the warpgroup's first row; spelled without warp % 4, which tinygrad may answer by splitting the warp range into two thread
   # dimensions whose order no longer matches the hardware's warpgroups (wrong rows on the H100)
   wg_row = blk.warp // 4 * 4 * M if a_row is None else a_row // (4 * M) * (4 * M)
-  a_op = [a(kk)[e].load() for kk in range(k // K) for e in range(a(kk).shape[0])] if callable(a) else a.at(wg_row, 0)
+  a_op = [a(kk)[e].load() for kk in range(k // K) for e in range(t.a.nelems)] if callable(a) else a.at(wg_row, 0)
   return (b.at(0, b_off) if b_kn else b.at(b_off, 0), n, k // K, b.rows * b.atom * b.itemsize, f"fa_wg{next(blk.ids)}", b.buf.dtype, a_op,
           0 if callable(a) else a.rows * a.atom * a.itemsize)
 
@@ -456,28 +456,19 @@ class InFlight:
   acc: UOp
   done: UOp
 
-def pack_a(blk:Block, a:Callable[[int], UOp], into:UOp, dtype:DType) -> UOp:
-  """wgmma's A from registers (a: K-step -> its values) rounded to dtype and packed by the target's conversion (Target.pack) into
-  `into`, (K-steps, 4) uint32 registers, now, not where the product is issued (wgmma_issue then takes `lambda kk: into[kk]`)"""
-  n = a(0).shape[0] // 4
-  return UOp.group(*[into[kk, j].store(blk.target.pack([a(kk)[j * n + i].load() for i in range(n)], dtype))
-                     for kk in range(into.shape[0]) for j in range(4)])
-
-def wgmma_issue(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bool=False, add:bool=False, when:UOp|None=None) -> InFlight:
-  """wgmma_tile's product started and left in flight in acc's registers (acc, A's registers and the tiles untouched until wgmma_wait),
-  only where `when` (None: always; the twin takes none); the twin's runs where issued"""
-  if blk.target.wgmma is None:
-    assert when is None, "the twin's product runs where issued"
-    return InFlight(acc, _wgmma_twin(blk, acc, a, b, b_kn, add, None, 0))
+def wgmma_issue(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bool=False, add:bool=False) -> InFlight:
+  """wgmma_tile's product started and left in flight in acc's registers (acc, A's registers and the tiles untouched until wgmma_wait);
+  the twin's runs where issued"""
+  if blk.target.wgmma is None: return InFlight(acc, _wgmma_twin(blk, acc, a, b, b_kn, add, None, 0))
   regs, args = _acc_regs(acc), _wgmma_args(blk, acc, a, b, b_kn, None, 0)
-  return InFlight(acc, _statement(blk, lambda live: blk.target.wgmma(*args, b_kn=b_kn, into=regs, add=add, live=all_of(live, when))[0]))
+  return InFlight(acc, _statement(blk, lambda live: blk.target.wgmma(*args, b_kn=b_kn, into=regs, add=add, live=live)[0]))
 
-def wgmma_wait(blk:Block, f:InFlight, pending:int=0, *deps:UOp, when:UOp|None=None) -> UOp:
+def wgmma_wait(blk:Block, f:InFlight, pending:int=0, *deps:UOp) -> UOp:
   """f's product done, once at most `pending` products issued after it are in flight, and after deps: the statement reads of f.acc
-  follow. Only where `when` (None: always)"""
+  follow"""
   if blk.target.wgmma is None: return UOp.group(f.done, *deps)
   acc = f.acc.after(f.done, *deps)
-  return _statement(blk, lambda live: blk.target.wgmma_wait(_acc_regs(acc), pending, all_of(live, when)))
+  return _statement(blk, lambda live: blk.target.wgmma_wait(_acc_regs(acc), pending, live))
 
 # *** across the lanes of a warp ***
 
