@@ -1,6 +1,6 @@
 """Render and compile kernels for a target without its GPU: the generated HIP or CUDA source, and the real compilers' output."""
 from __future__ import annotations
-import functools, os, re, shutil, subprocess, tempfile
+import ctypes, functools, glob, importlib.util, os, re, shutil, subprocess, tempfile
 from tinygrad import UOp
 from tinygrad.codegen import full_rewrite_to_sink, line_rewrite, pm_linearize_cleanups
 from tinygrad.codegen.late.linearizer import linearize
@@ -127,12 +127,29 @@ def cuda_resources(src:str, arch:str) -> dict[str, int]:
                        check=True, capture_output=True, text=True)
   pats = {"registers": r"Used (\d+) registers", "spill_stores": r"(\d+) bytes spill stores", "stack": r"(\d+) bytes stack frame", "smem": r"(\d+) bytes smem"}
   out = {k: int(m.group(1)) if (m:=re.search(v, r.stderr)) else 0 for k, v in pats.items()}
+  nvrtc(src, arch)   # and it builds on the GPU too
   # every reason ptxas gives (C7511/C7512: too few registers for the wgmma pipeline, C7514: a register of a product in flight touched, ..)
   return {**out, "wgmma_serialized": int("wgmma.mma_async instructions are serialized" in r.stderr)}
 
+def nvrtc(src:str, arch:str) -> bool:
+  """build src for arch with NVRTC, the compiler tinygrad builds CUDA kernels with on the GPU: nvcc takes C that NVRTC refuses (GNU
+  statement expressions), so a kernel nvcc builds may not build there. Raises tinygrad's CompileError on failure; False where no
+  libnvrtc loads (NVRTC_PATH, a CUDA toolkit's, or PyPI's nvidia-cuda-nvrtc, which the test extras install)"""
+  from tinygrad.runtime.autogen import nvrtc as lib
+  if lib.dll.nm not in lib.dll._loaded_:   # PyPI's, where tinygrad does not look: loaded into the library object its functions call
+    spec = importlib.util.find_spec("nvidia")
+    dirs = (spec.submodule_search_locations or []) if spec is not None else []
+    libs = sorted(p for d in dirs for p in glob.glob(os.path.join(d, "cu*", "lib", "libnvrtc.so.*")))
+    if not libs: return False
+    ctypes.CDLL.__init__(lib.dll, libs[-1])
+    lib.dll._loaded_.add(lib.dll.nm)
+  from tinygrad.runtime.support.compiler_cuda import NVRTCCompiler
+  NVRTCCompiler(arch).compile(src)
+  return True
+
 def compile_source(src:str, arch:str) -> str:
-  """Compile with the real toolchain and return the text to inspect: gfx* with clang -> AMDGPU assembly, sm_* with nvcc -> PTX.
-  Raises CalledProcessError with the compiler's messages on failure."""
+  """Compile with the real toolchain and return the text to inspect: gfx* with clang -> AMDGPU assembly, sm_* with nvcc -> PTX (and
+  with NVRTC, where it loads, as the GPU will). Raises CalledProcessError (CompileError: NVRTC's) with the compiler's messages on failure."""
   with tempfile.TemporaryDirectory() as d:
     if arch.startswith("gfx"):
       clang = os.environ.get("FA_UOP_CLANG") or amd_clang() or "clang"
@@ -145,4 +162,5 @@ def compile_source(src:str, arch:str) -> str:
       fn, out = f"{d}/k.cu", f"{d}/out.ptx"
     with open(fn, "w") as f: f.write(_with_device_libs(src) if arch.startswith("gfx") else src)
     subprocess.run(cmd, check=True, capture_output=True, text=True)
+    if not arch.startswith("gfx"): nvrtc(src, arch)
     with open(out) as f: return f.read()

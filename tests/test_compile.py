@@ -276,3 +276,17 @@ def test_device_library_calls_are_inlined():
   if not HAVE["gfx942"]: pytest.skip("no compiler for gfx942")
   out = compile_source(render(fwd_sink(CDNA3, 64, True), "gfx942"), "gfx942")
   assert "s_swappc" not in out and "v_exp_f32" in out
+
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
+def test_cuda_kernels_are_built_by_nvrtc_too():
+  """the CUDA compile checks build every kernel with NVRTC too, tinygrad's compiler on the GPU, which refuses C that nvcc takes: a
+  kernel whose inline code used a GNU statement expression built here and failed on the H100 (docs/journal.md 2026-11-27). NVRTC is
+  there (the test extras install PyPI's nvidia-cuda-nvrtc), builds the forward, and refuses that expression where nvcc builds it"""
+  from tinygrad.device import CompileError
+  from fa_uop.compile import nvrtc
+  src = render(fwd_sink(SM80, 64, True), "sm_80")
+  assert nvrtc(src, "sm_80"), "no libnvrtc loads: pip install nvidia-cuda-nvrtc (the test extras), or set NVRTC_PATH"
+  bad = src.replace('extern "C"', '__device__ unsigned fa_gnu(unsigned x) { return ({ unsigned r = x + 1; r; }); }\nextern "C"', 1)
+  assert bad != src and compile_source(src, "sm_80")
+  with pytest.raises(CompileError, match="expected an expression"): compile_source(bad, "sm_80")
+  with pytest.raises(CompileError): nvrtc(bad, "sm_80")
