@@ -20,10 +20,11 @@ def doc_args(rows:int, cols:int) -> list:
   return [((1, N), dtypes.int32), ((1, 1, rows, 2), dtypes.int32), ((1, 1, rows, cols), dtypes.int32), ((H * rows,), dtypes.int32)]
 
 def fwd_sink(cfg:FwdConfig, doc:bool) -> UOp:
-  big, rows = ((1, H, N, D), dtypes.half), ((1, H, N), dtypes.float)
-  if not doc: return flash_fwd(*ph([big, big, big, big, rows]), target=SM90A, cfg=cfg, causal=True)
+  """the forward as flash_attention builds it: with bulk copies (and their tensor maps, the last argument) where the config says tma"""
+  big, rows, maps = ((1, H, N, D), dtypes.half), ((1, H, N), dtypes.float), [((32,), dtypes.uint64)] * cfg.tma
+  if not doc: return flash_fwd(*ph([big, big, big, big, rows, *maps]), target=SM90A, cfg=cfg, causal=True, tma=cfg.tma)
   args = doc_args(math.ceil(N / cfg.block_m), math.ceil(N / cfg.block_n))
-  return flash_fwd(*ph([big, big, big, big, rows, *args]), target=SM90A, cfg=cfg, mods=Mods(causal=True, **DOC))
+  return flash_fwd(*ph([big, big, big, big, rows, *args, *maps]), target=SM90A, cfg=cfg, mods=Mods(causal=True, **DOC), tma=cfg.tma)
 
 def bwd_sinks(cfg:BwdConfig, doc:bool):
   mods = Mods(causal=True, **DOC) if doc else Mods(causal=True)

@@ -352,6 +352,33 @@ def test_warp_specialised_forward_builds_for_sm_90a(c, D, causal):
   r = cuda_resources(src, "sm_90a")
   assert r["wgmma_serialized"] == 0 and r["spill_stores"] == 0, r
 
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
+@pytest.mark.parametrize("D", [slow(64), slow(128), 256])
+def test_table_configs_do_not_spill(D):
+  """every config the sm_90a table (fa_uop.tuned) picks at head dim D builds as flash_attention builds it (bulk copies and tensor maps
+  where it says tma) without spill or serialized wgmma at the table's shapes (whole tiles): without a modification, causal, and under
+  a mask_mod (a document mask and its block map, the most registers). Issue 31: nothing spills where another tile would not. (With
+  tails, D=256's 128x64x8tr2p keeps one to four registers in local memory across the KV loop, an STL before it and an LDL after:
+  nothing in the loop; 128x128x8tr1 spilled 12-184 bytes either way)"""
+  from tinygrad import UOp
+  from fa_uop import flash_fwd, FwdConfig
+  from fa_uop.mods import Mods
+  from fa_uop.tuned import TABLE
+  H, N = 2, 16384
+  cfgs = sorted({c for k, c in TABLE["sm_90a"].items() if k.startswith(f"d{D}_")})
+  assert cfgs, f"no table entry at D={D}"
+  doc = dict(mask_mod=lambda b, h, qi, kj, d: d[b, qi].eq(d[b, kj]), n_args=1)
+  for c in cfgs:
+    cfg = FwdConfig.parse(c)
+    for case, mods in (("full", Mods()), ("causal", Mods(causal=True)), ("document", Mods(causal=True, **doc))):
+      R, C = -(-N // cfg.block_m), -(-N // cfg.block_n)
+      shapes = [((1, H, N, D), dtypes.half)] * 4 + [((1, H, N), dtypes.float)]
+      if case == "document": shapes += [((1, N), dtypes.int32), ((1, 1, R, 2), dtypes.int32), ((1, 1, R, C), dtypes.int32), ((H * R,), dtypes.int32)]
+      shapes += [((32,), dtypes.uint64)] * cfg.tma
+      sink = flash_fwd(*[UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)], target=SM90A, cfg=cfg, mods=mods, tma=cfg.tma)
+      r = cuda_resources(render(sink, "sm_90a"), "sm_90a")
+      assert r["spill_stores"] == 0 and r["wgmma_serialized"] == 0, (c, case, r)
+
 def test_warp_specialised_configs_checked():
   """a ring needs the bulk copies (tma), 1 to 4 slots; its LDS counts every slot. The cache path (its own copies of pages and splits)
   refuses a config with bulk copies, before any kernel is built"""

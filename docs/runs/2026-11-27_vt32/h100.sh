@@ -12,3 +12,10 @@ for c in 0 1; do export CAUSAL=$c
   for cf in 128x192x8tr2p 128x128x8tr2p; do echo "== fp16 D=128 N=16384 causal=$c $cf"; DTYPE=half CONFIG=$cf b; done
 done
 fi
+# PART=2: D=256 N=4096 non-causal, the table's new entry (128x64x8tr2p) against the old (128x128x8tr1, which spills), with and without
+# the document mask, beside cuDNN; works without vt32.patch
+if [ "${PART:-1}" = 2 ]; then
+export VERIFY=1 MODE=fwd D=256 B=4 H=8 N=4096 CAUSAL=0
+for cf in 128x64x8tr2p 128x128x8tr1 128x64x8tr2p 128x128x8tr1; do echo "== fp16 D=256 N=4096 $cf"; PEERS=torch_cudnn CONFIG=$cf b; done
+for cf in 128x64x8tr2p 128x128x8tr1; do echo "== fp16 D=256 N=4096 document $cf"; MASK=document PEERS= CONFIG=$cf b; done
+fi
