@@ -131,6 +131,7 @@ def cuda_resources(src:str, arch:str) -> dict[str, int]:
   # every reason ptxas gives (C7511/C7512: too few registers for the wgmma pipeline, C7514: a register of a product in flight touched, ..)
   return {**out, "wgmma_serialized": int("wgmma.mma_async instructions are serialized" in r.stderr)}
 
+@functools.lru_cache(maxsize=64)   # compile_source and cuda_resources of one kernel build it once (a failure is not cached)
 def nvrtc(src:str, arch:str) -> bool:
   """build src for arch with NVRTC, the compiler tinygrad builds CUDA kernels with on the GPU: nvcc takes C that NVRTC refuses (GNU
   statement expressions), so a kernel nvcc builds may not build there. Raises tinygrad's CompileError on failure; False where no
