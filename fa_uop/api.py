@@ -95,11 +95,12 @@ def _uses_tma(target:Target, cfg:FwdConfig, q:Tensor) -> bool:
   return want and target.tma is not None and isinstance(q.device, str) and cfg.by_wgmma(target, q.shape[3])
 
 @functools.cache
-def _tma_template(device:str, dtype, D:int, Nk:int, planes:int, rows:int, nkp:int=0) -> Tensor:
-  """K's tensor map template, then V's: the same, or where nkp Vᵀ's, (planes, D, nkp) in boxes of D rows (fa_uop.api.vt_layout)"""
+def _tma_template(device:str, dtype, D:int, Nk:int, planes:int, rows:int, nkp:int=0, vt_box:int=128) -> Tensor:
+  """K's tensor map template, then V's: the same, or where nkp Vᵀ's, (planes, D, nkp) in boxes of D rows and vt_box bytes of keys, the
+  forward's swizzle atom of its Vᵀ tile (fa_uop.api.vt_layout)"""
   import numpy as np
   kmap = tensor_map_template(dtype, D, Nk, planes, rows)
-  vmap = tensor_map_template(dtype, nkp, D, planes, D) if nkp else kmap
+  vmap = tensor_map_template(dtype, nkp, D, planes, D, vt_box) if nkp else kmap
   return Tensor(np.frombuffer(kmap + vmap, dtype=np.uint64).copy(), device=device).realize()
 
 @functools.cache
@@ -110,7 +111,9 @@ def _tensor_maps(target:Target, k:Tensor, v:Tensor, cfg:FwdConfig, compile_only:
   buffers by a kernel of their own"""
   B, Hkv, Nk, D = k.shape
   if not compile_only: _compile_maps(target, k.device, k.dtype, k.shape, v.shape, cfg)
-  tmpl = _tma_template(k.device, k.dtype, D, Nk, B * Hkv, cfg.block_n, v.shape[3] if cfg.reads_vt(target.for_dtype(k.dtype), D) else 0)
+  t8 = target.for_dtype(k.dtype)
+  vt = cfg.reads_vt(t8, D)
+  tmpl = _tma_template(k.device, k.dtype, D, Nk, B * Hkv, cfg.block_n, v.shape[3] if vt else 0, t8.atom_for(cfg.block_n) * k.dtype.itemsize if vt else 128)
   return Tensor.custom_kernel(tmpl, k, v, Tensor.empty(32, dtype=dtypes.uint64, device=k.device), fxn=_maps_builder(target))[3]
 
 @functools.cache
@@ -221,10 +224,10 @@ def _descales(q:Tensor, k:Tensor, v:Tensor, *given) -> tuple[Tensor, ...]:
   return tuple(out)
 
 def vt_layout(v:Tensor, target:Target, block_n:int) -> Tensor:
-  """V as the forward reads it where FwdConfig.reads_vt (8-bit wgmma): Vᵀ, (B, Hkv, D, Nk rounded up to whole tiles), zeros past Nk,
-  each group of keys in the target's v_keys order (fa_uop.forward.flash_vt)"""
+  """V as the forward reads it where FwdConfig.reads_vt (8-bit wgmma): Vᵀ, (B, Hkv, D, Nk rounded up to whole tiles, then to whole
+  128 keys, flash_vt's blocks), zeros past Nk, each group of keys in the target's v_keys order (fa_uop.forward.flash_vt)"""
   B, Hkv, Nk, D = v.shape
-  vt = Tensor.empty(B, Hkv, D, -(-Nk // block_n) * block_n, dtype=v.dtype, device=v.device)
+  vt = Tensor.empty(B, Hkv, D, -(-(-(-Nk // block_n) * block_n) // 128) * 128, dtype=v.dtype, device=v.device)
   return Tensor.custom_kernel(v.contiguous(), vt, fxn=_vt_builder(target))[1]
 
 @functools.cache

@@ -24,9 +24,11 @@ class FwdConfig:
   split: ClassVar[int] = 1   # the backward's dK/dV warps along the head dim (BwdConfig)
   def by_wgmma(self, target:Target, d:int) -> bool:
     """whether the forward's products run by wgmma (each warpgroup 64 query rows, LDS tiles in swizzle atoms of 128 bytes a row, Vᵀ's
-    too where the target reads it): what bulk copies need"""
+    too where the target reads it, or past one such atom of keys in 64- or 32-byte ones: FlashAttention-3's 224 keys at 8 bits): what
+    bulk copies need"""
     return target.warpgroups and self.warps % 4 == 0 and self.block_m == self.warps * target.mma[0] and d % target.atom == 0 and \
-      self.block_n % 8 == 0 and self.block_n <= 256 and (target.v_keys is None or self.block_n % target.atom == 0)
+      self.block_n % 8 == 0 and self.block_n <= 256 and (target.v_keys is None or self.block_n % target.atom == 0 or
+                                                          (self.block_n > target.atom and self.block_n % (target.atom // 4) == 0))
   def reads_vt(self, target:Target, d:int) -> bool:
     """whether the forward reads V transposed, its keys in the target's v_keys order (8-bit wgmma: fa_uop.api lays it out)"""
     return target.v_keys is not None and self.by_wgmma(target, d)
@@ -127,13 +129,16 @@ CANDIDATES = (FwdConfig(64, 32, 4), FwdConfig(64, 64, 4), FwdConfig(128, 32, 8),
               FwdConfig(64, 64, 4, tma=True), FwdConfig(128, 128, 8, tma=True), FwdConfig(64, 128, 4, tma=True), FwdConfig(128, 64, 8, tma=True),
               FwdConfig(64, 64, 4, tma=True, ring=1), FwdConfig(64, 64, 4, tma=True, ring=2), FwdConfig(128, 128, 8, tma=True, ring=2),
               FwdConfig(128, 64, 8, tma=True, ring=2), FwdConfig(128, 128, 8, tma=True, ring=1),
-              FwdConfig(128, 128, 8, tma=True, ring=2, pingpong=True), FwdConfig(128, 64, 8, tma=True, ring=2, pingpong=True))
+              FwdConfig(128, 128, 8, tma=True, ring=2, pingpong=True), FwdConfig(128, 64, 8, tma=True, ring=2, pingpong=True),
+              FwdConfig(128, 192, 8, tma=True, ring=2, pingpong=True), FwdConfig(128, 224, 8, tma=True, ring=2, pingpong=True))
 
 def candidates(target:Target, d:int) -> list[FwdConfig]:
+  # a wgmma warpgroup holds O and S, (d + block_n) / 2 floats a thread: past 192 ptxas spills them (fp8 D=256 128x192x8tr2p: 1216
+  # bytes and serialized wgmma), so the tuner does not time them
   def ok(c:FwdConfig) -> bool:
     try: c.check(target, d)
     except ValueError: return False
-    return True
+    return not (c.by_wgmma(target, d) and (d + c.block_n) // 2 > 192)
   return [c for c in CANDIDATES if ok(c)]
 
 def shape_class(d:int, nq:int, nk:int, causal:bool, mods:str="") -> str:
@@ -155,10 +160,12 @@ def default_fwd_config(target:Target, d:int, causal:bool=False, nq:int|None=None
   # warpgroup in two blocks an SM leads at D=128 (825 / 771 against 64x128x4's 776 / 732 at N=16384, +4-8% at N=1024 and 4096), two
   # at D=256 (N=4096 753 against 648; docs/journal.md 2026-11-26, thirteenth session). Their ping-pong leads at D=256 (N=4096 830 / 591
   # against 758 / 560, N=16384 1138 / 1043 against 1038 / 919) and at D=128 past 4096 keys (N=16384 869 / 801 against 823 / 771; N=4096
-  # level non-causal, 6% behind causal; fifteenth session)
+  # level non-causal, 6% behind causal; fifteenth session). At D=128 224 keys a step (FlashAttention-3's; Vᵀ in 32-byte swizzle
+  # atoms) lead 128 (N=16384 899 / 907 against 884 / 881, causal 844 / 843 against 794 / 793; eighteenth session)
   if target.v_keys is not None and d % 128 == 0:
     if target.tma is None: return FwdConfig(64, 128, 4)
-    if d > 128 or (nk or 0) > 4096: return FwdConfig(128, 128, 8, tma=True, ring=2, pingpong=True)
+    if d == 128 and (nk or 0) > 4096: return FwdConfig(128, 224, 8, tma=True, ring=2, pingpong=True)
+    if d > 128: return FwdConfig(128, 128, 8, tma=True, ring=2, pingpong=True)
     return FwdConfig(64, 128, 4, 2, tma=True, ring=2)
   if target.warpgroups and d == 64: return FwdConfig(64, 128, 4)
   if target.warpgroups and d % 64 == 0: return FwdConfig(64, 64, 4)

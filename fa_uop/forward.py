@@ -52,7 +52,8 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   # prologue: Q and the first K tile in flight together
   atom = target.atom if wg else 0
   q_s, k_s = (smem(blk, rows, D, q.dtype, atom=atom, n=n) for rows, n in ((BM, 1), (BN, max(ring, 1))))
-  v_s = smem(blk, *((D, BN) if vt else (BN, D)), v.dtype, atom=atom, n=max(ring, 1))   # Vᵀ: a row of keys per head-dim column
+  # Vᵀ: a row of keys per head-dim column, in the widest swizzle atom its keys fill (at 8 bits 224 keys: 32 bytes)
+  v_s = smem(blk, *((D, BN) if vt else (BN, D)), v.dtype, atom=target.atom_for(BN) if vt and wg else atom, n=max(ring, 1))
   # where there may be no tile at all (an empty split), the first one's copy reads nothing
   any_tile = None if isinstance(total, int) or total.vmin >= 1 else total > 0
   # The emulator places values used both inside a loop and after it (a lane index of the row reductions) in the loop, so the masked

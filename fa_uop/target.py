@@ -93,6 +93,9 @@ class Target:
   def atom(self) -> int:
     """the columns of one row of a 128-byte swizzle atom (wgmma's LDS tiles) in the elements this description's MMA takes"""
     return 128 // self.in_dtypes[0].itemsize
+  def atom_for(self, cols:int) -> int:
+    """the widest swizzle atom (128, 64 or 32 bytes a row) whose columns divide cols: an 8-bit Vᵀ tile's keys (fa_uop.forward)"""
+    return next(a for a in (self.atom, self.atom // 2, self.atom // 4) if cols % a == 0)
   def key_order(self) -> tuple[int, ...]|None:
     """v_keys as the key stored at each position of a group, or None"""
     if self.v_keys is None: return None
@@ -173,19 +176,19 @@ def _cuda_tma_point(tmap:UOp, src:UOp) -> UOp:
   return UOp(Ops.CUSTOM, dtypes.void, (tmap, src, UOp.const(0, src.dtype)), arg='asm volatile("tensormap.replace.tile.global_address.global.b1024.b64 [%0], %1;\\n'
              'fence.proxy.tensormap::generic.release.gpu;" :: "l"({0}), "l"({1}) : "memory");')
 
-def tensor_map_template(dtype:DType, cols:int, rows:int, planes:int, box_rows:int) -> bytes:
-  """A CUDA tensor map (CUtensorMap, 128 bytes) of a dense (planes, rows, cols) tensor of 16- or 8-bit elements with boxes of 128 bytes
-  of columns by box_rows rows, 128-byte swizzled, zeros past its bounds, encoded by the driver (cuTensorMapEncodeTiled, where a CUDA
+def tensor_map_template(dtype:DType, cols:int, rows:int, planes:int, box_rows:int, box_bytes:int=128) -> bytes:
+  """A CUDA tensor map (CUtensorMap, 128 bytes) of a dense (planes, rows, cols) tensor of 16- or 8-bit elements with boxes of box_bytes
+  (128, 64 or 32) of columns by box_rows rows, swizzled as wide, zeros past its bounds, encoded by the driver (cuTensorMapEncodeTiled, where a CUDA
   driver is) for a placeholder address: a kernel's TMA.point gives each call its buffer's."""
   import ctypes
   lib = ctypes.CDLL("libcuda.so.1")
   m, u64, u32 = (ctypes.c_uint64 * 16)(), ctypes.c_uint64, ctypes.c_uint32
   es = dtype.itemsize   # the 8-bit floats as bytes (CU_TENSOR_MAP_DATA_TYPE_UINT8): a copy moves them as they are
   r = lib.cuTensorMapEncodeTiled(ctypes.byref(m), ctypes.c_int({dtypes.half: 6, dtypes.bfloat16: 9}.get(dtype, 0)), u32(3), ctypes.c_void_p(1 << 20),
-                                 (u64 * 3)(cols, rows, planes), (u64 * 2)(cols * es, rows * cols * es), (u32 * 3)(128 // es, box_rows, 1),
-                                 (u32 * 3)(1, 1, 1),
-                                 ctypes.c_int(0), ctypes.c_int(3), ctypes.c_int(3), ctypes.c_int(0))  # no interleave, 128B swizzle, L2 256B, zero fill
-  if r != 0: raise RuntimeError(f"cuTensorMapEncodeTiled failed ({r}) for a {planes}x{rows}x{cols} {dtype} tensor, boxes of {128 // es}x{box_rows}")
+                                 (u64 * 3)(cols, rows, planes), (u64 * 2)(cols * es, rows * cols * es), (u32 * 3)(box_bytes // es, box_rows, 1),
+                                 (u32 * 3)(1, 1, 1), ctypes.c_int(0), ctypes.c_int({32: 1, 64: 2, 128: 3}[box_bytes]), ctypes.c_int(3),
+                                 ctypes.c_int(0))  # no interleave, the swizzle, L2 256B, zero fill
+  if r != 0: raise RuntimeError(f"cuTensorMapEncodeTiled failed ({r}) for a {planes}x{rows}x{cols} {dtype} tensor, boxes of {box_bytes // es}x{box_rows}")
   return bytes(m)
 
 def _cuda_tma_copy(dst:UOp, tmap:UOp, x:UOp, y:UOp, z:UOp, bar:UOp, nbytes:int, elect:UOp, first:UOp) -> UOp:
@@ -243,16 +246,16 @@ def _cuda_ldsm(addr:UOp, trans:bool, name:str, dtype:DType) -> list[UOp]:
   conv = "__ushort_as_half" if dtype == dtypes.half else "__ushort_as_bfloat16"
   return [UOp(Ops.CUSTOMI, dtype, (ld, UOp.const(i, dtypes.int)), arg=f"{conv}(((unsigned short *){name})[{{1}}])") for i in range(8)]
 
-def _wgmma_desc(addr:str, lbo:int=16) -> str:
-  """a wgmma matrix descriptor of a 16-bit tile in 128-byte swizzle atoms (8 rows of 128 bytes, 1024 bytes apart) from the LDS byte
-  address addr: start address >> 4, leading byte offset (K-major: unused, 1; MN-major: from one 64-column atom block to the next),
-  stride byte offset 1024 (the next 8 rows), mode 1 (128-byte swizzle)"""
-  return f"(((unsigned long long)((({addr}) & 0x3FFFF) >> 4)) | ({lbo >> 4}ull << 16) | (64ull << 32) | (1ull << 62))"
+def _wgmma_desc(addr:str, lbo:int=16, swizzle:int=128) -> str:
+  """a wgmma matrix descriptor of a tile in swizzle atoms of 8 rows of `swizzle` bytes (128, 64 or 32) from the LDS byte address addr:
+  start address >> 4, leading byte offset (K-major: unused, 1; MN-major: from one atom column block to the next), stride byte offset
+  8 rows of the atom (the next 8 rows), the swizzle's mode (1: 128 bytes, 2: 64, 3: 32)"""
+  return f"(((unsigned long long)((({addr}) & 0x3FFFF) >> 4)) | ({lbo >> 4}ull << 16) | ({8 * swizzle >> 4}ull << 32) | ({ {128: 1, 64: 2, 32: 3}[swizzle]}ull << 62))"
 
 _WG_TYPES = {dtypes.half: "f16", dtypes.bfloat16: "bf16", dtypes.fp8e4m3: "e4m3", dtypes.fp8e5m2: "e5m2"}
 
-def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:UOp|list[UOp], a_block:int=0, acc:list[UOp]|None=None,
-                b_kn:bool=False, into:list[UOp]|None=None, add:bool=False, live:UOp|None=None) -> list[UOp]:
+def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:UOp|list[UOp], a_block:int=0, b_swizzle:int=128,
+                acc:list[UOp]|None=None, b_kn:bool=False, into:list[UOp]|None=None, add:bool=False, live:UOp|None=None) -> list[UOp]:
   """wgmma.mma_async m64n{n}k{K} over ksteps K-steps of 32 bytes (K: 16 16-bit or 32 8-bit elements), all 128 threads of the warpgroup
   (4 consecutive warps from a multiple of 4): D (64 x n, float32) = A·B, plus acc (this thread's n/2 floats) where given. B from the
   LDS tile at b in 128-byte swizzle atoms (tiles.Smem), b_block bytes from one atom column block to the next: its rows the n columns
@@ -272,8 +275,9 @@ def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:
   outs = ", ".join(f'"+f"(*{{{ci + i}}})' if into else f'"+f"({name}[{i}])' for i in range(nd))
   steps, accumulate = [], acc is not None or add
   for kk in range(ksteps):
-    kb = kk * 16 * 128 if b_kn else kk * 32 // 128 * b_block + kk * 32 % 128   # MN-major: 16 rows of 128 bytes; K-major: 32 bytes on
-    desc_b = _wgmma_desc(f"{name}_b + {kb}", b_block if b_kn else 16)
+    sw = b_swizzle
+    kb = kk * 16 * sw if b_kn else kk * 32 // sw * b_block + kk * 32 % sw   # MN-major: 16 rows of an atom; K-major: 32 bytes on
+    desc_b = _wgmma_desc(f"{name}_b + {kb}", b_block if b_kn else 16, sw)
     if regs_a:
       a_op, a_in = f"{{{{%{nd + 1}, %{nd + 2}, %{nd + 3}, %{nd + 4}}}}}", ", ".join(f'"r"({name}_a[{4 * kk + j}])' for j in range(4)) + ", "
       scale, b_op, trans = f"%{nd + 5}", f"%{nd}", f", {int(b_kn)}" if dtype.itemsize == 2 else ""   # 8-bit: no transpose flags

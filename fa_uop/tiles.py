@@ -51,14 +51,16 @@ class Smem:
   buf: UOp
   rows: int
   cols: int
-  atom: int = 0   # else: stored as column blocks of `atom` (128-byte rows), each rows x atom: Hopper's 128-byte swizzle (wgmma)
+  atom: int = 0   # else: stored as column blocks of `atom` (rows of 128, 64 or 32 bytes), each rows x atom: Hopper's swizzles (wgmma)
   base: UOp|int = 0   # where the tile starts in buf: the tiles of a ring (smem's n) follow one another
   itemsize: int = 2   # bytes an element
   @property
   def vec(self) -> int: return 16 // self.itemsize   # elements in a 16-byte chunk
   def index(self, r:UOp|int, c:UOp|int) -> UOp|int:
     v = self.vec
-    if self.atom: return self.base + c // self.atom * (self.rows * self.atom) + r * self.atom + ((c % self.atom // v) ^ (r % 8)) * v + c % v
+    if self.atom:   # the hardware's swizzle of an atom of 8 rows: its n 16-byte chunks a row XORed with the row's digit of 8 // n
+      n = self.atom // v
+      return self.base + c // self.atom * (self.rows * self.atom) + r * self.atom + ((c % self.atom // v) ^ (r // (8 // n) % n)) * v + c % v
     # XOR within aligned groups of g chunks (g: the largest power of two dividing the chunks per row, at most 8), so a chunk
     # never leaves its row; the XOR value changes every 8/g rows, which spreads any 8 consecutive rows over all 8 bank groups
     chunks = self.cols // v
@@ -71,8 +73,8 @@ class Smem:
 def smem(blk:Block, rows:int, cols:int, dtype:DType, atom:int=0, n:int=1) -> Smem:
   """a rows x cols LDS tile (in swizzle atoms of `atom` columns, 128 bytes: 0: XOR-swizzled rows), or the first of a ring of n (Smem.nth)"""
   assert cols * dtype.itemsize % 16 == 0, f"LDS tile rows of {cols} {dtype} elements are not whole 16-byte chunks"
-  assert not atom or (atom * dtype.itemsize == 128 and cols % atom == 0 and rows % 8 == 0), \
-    f"swizzle atoms of 128 bytes a row ({128 // dtype.itemsize} {dtype} columns) and 8 rows, got {rows}x{cols} in atoms of {atom}"
+  assert not atom or (atom * dtype.itemsize in (32, 64, 128) and cols % atom == 0 and rows % 8 == 0), \
+    f"swizzle atoms of 128, 64 or 32 bytes a row and 8 rows, got {rows}x{cols} {dtype} in atoms of {atom}"
   return Smem(blk.lds((n * rows * cols,), dtype), rows, cols, atom, itemsize=dtype.itemsize)
 
 # *** global -> LDS ***
@@ -157,11 +159,11 @@ def mbarriers(blk:Block, counts:tuple[int, ...], tmaps:tuple[UOp, ...], srcs:tup
 
 def bulk_copy_tile(blk:Block, dst:Smem, tmap:UOp, y:UOp|int, z:UOp|int, bar:UOp, when:UOp|None=None, x:UOp|int=0) -> UOp:
   """Start copying the tile of rows y.. and columns x.. of plane z of the 3-d tensor map at tmap (coordinates: column, row, plane; its
-  box 128 bytes of columns by dst.rows rows, 128-byte swizzled; what lies past the tensor arrives as zeros) into dst, which stores it
+  box dst's atom of columns by dst.rows rows, swizzled as it; what lies past the tensor arrives as zeros) into dst, which stores it
   in swizzle atoms of those columns; its bytes counted on the mbarrier bar. Issued by the block's leader, only where `when` (None:
   always): a copy nothing will wait for must not be issued, since it could land after the block has exited, in another block's LDS.
   Returns the copy; wait_bulk makes it visible to every thread."""
-  assert dst.atom * dst.itemsize == 128, "bulk copies land in 128-byte swizzle atoms"
+  assert dst.atom, "bulk copies land in swizzle atoms"
   nbytes, boxes = dst.rows * dst.cols * dst.buf.dtype.itemsize, dst.cols // dst.atom
   y, z = (UOp.const(x, dtypes.int) if isinstance(x, int) else x for x in (y, z))
   # a loop over the boxes, of two trips at least: an inline statement survives as a dependency only at a loop's END (see _pieces)
@@ -421,7 +423,7 @@ def _wgmma_args(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bo
   wg_row = blk.warp // 4 * 4 * M if a_row is None else a_row // (4 * M) * (4 * M)
   a_op = [a(kk)[e].load() for kk in range(k // K) for e in range(t.a.nelems)] if callable(a) else a.at(wg_row, 0)
   return (b.at(0, b_off) if b_kn else b.at(b_off, 0), n, k // K, b.rows * b.atom * b.itemsize, f"fa_wg{next(blk.ids)}", b.buf.dtype, a_op,
-          0 if callable(a) else a.rows * a.atom * a.itemsize)
+          0 if callable(a) else a.rows * a.atom * a.itemsize, b.atom * b.itemsize)
 
 def _acc_regs(acc:UOp) -> list[UOp]:
   """a warpgroup's (1, n/N, elements) C tile as wgmma names its registers, in order"""

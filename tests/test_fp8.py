@@ -151,22 +151,23 @@ def test_fp8_forward(rng, arch, dtype, D):
 
 # *** Hopper: wgmma on e4m3/e5m2, Vᵀ in the key order that keeps P in registers ***
 
-@pytest.mark.parametrize("H,Hkv", [(1, 1), slow(2, 1)], ids=["mha", "gqa"])   # 25 s a head on the emulator (D=128, 128-key tiles)
-def test_fp8_forward_hopper_twin(rng, H, Hkv):
+@pytest.mark.parametrize("H,Hkv,bn", [(1, 1, 128), (1, 1, 224), slow(2, 1, 128)], ids=["mha", "mha-224", "gqa"])   # 25 s a head (128-key tiles)
+def test_fp8_forward_hopper_twin(rng, H, Hkv, bn):
   """the forward as the H100 gets it on fp8 (SM90A's fp8 description: warpgroups, LDS tiles in 128-byte atoms, Vᵀ laid out by flash_vt
   with its keys in v_keys order, P's A fragments regrouped from S's registers), its twin on the emulated sm_89 (mma.sync m16n8k32 over
-  the same tiles): tails on both sides (two 128-key tiles, the second masked), GQA (slow grid), descales, against float64 of the dequantized inputs.
-  And Vᵀ itself, poisoned: the keys in order, zeros past Nk"""
+  the same tiles): tails on both sides (two tiles of keys, the second masked), GQA (slow grid), descales, against float64 of the
+  dequantized inputs; at 224 keys a tile Vᵀ's tile in 32-byte swizzle atoms. And Vᵀ itself, poisoned: the keys in order, zeros past Nk"""
   from fa_uop import SM90A, FwdConfig, flash_fwd
   from fa_uop.forward import flash_vt
   from fa_uop.reference import attention_ref
   r, seed = rng
-  B, Nq, Nk, D, cfg = 1, 40, 150, 128, FwdConfig(64, 128, 4)
-  t = SM90A.portable()
-  assert cfg.reads_vt(t.fp8, D) and not cfg.reads_vt(t, D) and not FwdConfig(64, 64, 4).reads_vt(t.fp8, D)
+  B, Nq, Nk, D, cfg = 1, 40, bn + 22, 128, FwdConfig(64, bn, 4)
+  t, nkp = SM90A.portable(), -(-2 * bn // 128) * 128   # (vt_layout's: whole tiles, then whole 128 keys)
+  assert cfg.reads_vt(t.fp8, D) and not cfg.reads_vt(t, D) and not any(FwdConfig(64, n, 4).reads_vt(t.fp8, D) for n in (64, 96))
+  assert t.fp8.atom_for(bn) == (128 if bn == 128 else 32)
   with Context(DEV="PYTHON::sm_89"):
     q, k, v = (Tensor(r.standard_normal(sh).astype(np.float32)).cast(dtypes.fp8e4m3).realize() for sh in ((B, H, Nq, D), (B, Hkv, Nk, D), (B, Hkv, Nk, D)))
-    vt = Tensor.custom_kernel(v, nans((B, Hkv, D, 256), dtypes.float32, "PYTHON").cast(dtypes.fp8e4m3).realize(),
+    vt = Tensor.custom_kernel(v, nans((B, Hkv, D, nkp), dtypes.float32, "PYTHON").cast(dtypes.fp8e4m3).realize(),
                               fxn=functools.partial(flash_vt, target=t.fp8))[1]
     ds = [r.uniform(0.5, 2.0, (B, Hkv)).astype(np.float32) for _ in range(3)]
     o, lse = nans((B, H, Nq, D), dtypes.bfloat16, "PYTHON"), nans((B, H, Nq), dtypes.float32, "PYTHON")
@@ -174,9 +175,9 @@ def test_fp8_forward_hopper_twin(rng, H, Hkv):
     got_o, got_lse, got_vt = host(outs[3]), outs[4].numpy().astype(np.float64), host(vt)
     qn, kn, vn = (host(x) for x in (q, k, v))
   order = np.array(t.fp8.key_order())
-  want_vt = np.zeros((B, Hkv, D, 256))
+  want_vt = np.zeros((B, Hkv, D, nkp))
   want_vt[..., :Nk] = vn.transpose(0, 1, 3, 2)
-  want_vt = want_vt.reshape(B, Hkv, D, 16, 16)[..., order].reshape(B, Hkv, D, 256)
+  want_vt = want_vt.reshape(B, Hkv, D, nkp // 16, 16)[..., order].reshape(B, Hkv, D, nkp)
   assert np.array_equal(got_vt, want_vt), "Vᵀ"
   qd, kd, vd = (np.repeat(d, H // Hkv, axis=1)[..., None, None] if i == 0 else d[..., None, None] for i, d in enumerate(ds))
   ref_o, ref_lse = attention_ref(qn * qd, kn * kd, vn * vd)
@@ -198,17 +199,18 @@ def test_fp8_key_order_keeps_p_in_registers():
   assert a_from_acc(Block(SM90A.fp8, 1), acc, tuple(range(16))) is None
 
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
-@pytest.mark.parametrize("causal", [slow(False), True], ids=["full", "causal"])   # causal builds both KV stages
-def test_fp8_forward_builds_for_sm_90a(causal):
-  """the fp8 forward as the H100 gets it (its default tile at D=128): both products by wgmma m64nNk32 on e4m3 (no mma.sync left), P
-  rounded two values a cvt, K and Vᵀ by bulk copies from a producer warpgroup handing its registers over, no spill, none serialized;
-  flash_vt with 16-byte copies and stores"""
-  from fa_uop import SM90A, flash_fwd, default_fwd_config
+@pytest.mark.parametrize("causal,c", [slow(False, None), (True, None), (False, "128x224x8tr2p")], ids=["full", "causal", "full-224"])
+def test_fp8_forward_builds_for_sm_90a(causal, c):
+  """the fp8 forward as the H100 gets it (its default tile at D=128; and 224 keys a tile, Vᵀ's in 32-byte swizzle atoms, seven boxes
+  a copy): both products by wgmma m64nNk32 on e4m3 (no mma.sync left), P rounded two values a cvt, K and Vᵀ by bulk copies from a
+  producer warpgroup handing its registers over, no spill, none serialized; flash_vt with 16-byte copies and stores"""
+  from fa_uop import SM90A, flash_fwd, default_fwd_config, FwdConfig
   from fa_uop.forward import flash_vt
   from fa_uop.compile import render, compile_source, cuda_resources
-  cfg = default_fwd_config(SM90A.fp8, 128, causal)
+  cfg = FwdConfig.parse(c) if c else default_fwd_config(SM90A.fp8, 128, causal)
   dt, N = dtypes.fp8e4m3, 1000
-  shapes = [((2, 4, N, 128), dt), ((2, 2, N, 128), dt), ((2, 2, 128, 1024), dt), ((2, 4, N, 128), dtypes.bfloat16), ((2, 4, N), dtypes.float)] + [((2, 2), dtypes.float)] * 3
+  nkp = -(-(-(-N // cfg.block_n) * cfg.block_n) // 128) * 128
+  shapes = [((2, 4, N, 128), dt), ((2, 2, N, 128), dt), ((2, 2, 128, nkp), dt), ((2, 4, N, 128), dtypes.bfloat16), ((2, 4, N), dtypes.float)] + [((2, 2), dtypes.float)] * 3
   shapes += [((32,), dtypes.uint64)] * cfg.tma   # the tensor maps
   sink = flash_fwd(*[UOp.placeholder(sh, d, i) for i, (sh, d) in enumerate(shapes)], target=SM90A, cfg=cfg, causal=causal, tma=cfg.tma)
   ptx = compile_source(src:=render(sink, "sm_90a"), "sm_90a")
@@ -217,6 +219,8 @@ def test_fp8_forward_builds_for_sm_90a(causal):
   assert f"wgmma.mma_async.sync.aligned.m64n{cfg.block_n}k32.f32.e4m3.e4m3" in ptx and "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3" in ptx
   ncvt = ptx.count("cvt.rn.satfinite.e4m3x2.f32")   # a thread's P: block_n/2 floats a KV loop (causal: two loops)
   assert "mma.sync" not in ptx and ncvt > 0 and ncvt % (cfg.block_n // 4) == 0
+  # Vᵀ's descriptors: 32-byte swizzle (mode 3, 8 rows 256 bytes apart) where its keys fill no wider atom
+  assert ("(16ull << 32) | (3ull << 62)" in src) == (cfg.block_n % 128 != 0)
   res = cuda_resources(src, "sm_90a")
   assert res["spill_stores"] == 0 and res["wgmma_serialized"] == 0, res
   ptx = compile_source(render(flash_vt(UOp.placeholder((2, 2, N, 128), dt, 0), UOp.placeholder((2, 2, 128, 1024), dt, 1), target=SM90A.fp8), "sm_90a"), "sm_90a")
@@ -410,9 +414,11 @@ def test_fp8_on_the_gpu(rng, dtype):
   check(o, attention_ref(*(host(x) for x in (q, k, v)), causal=True)[0], "SDPA drop-in")
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("c,D", [("128x128x8tr2", 128), ("64x128x4x2tr2", 128), ("128x128x8tr1", 256), ("128x128x8tr2p", 128)], ids=str)
+@pytest.mark.parametrize("c,D", [("128x128x8tr2", 128), ("64x128x4x2tr2", 128), ("128x128x8tr1", 256), ("128x128x8tr2p", 128),
+                                 ("128x224x8tr2p", 128)], ids=str)
 def test_fp8_ring_on_hopper(rng, c, D):
-  """on an H100 or H200: fp8 with K and Vᵀ by bulk copies (128-byte boxes of 8-bit elements; Vᵀ's keys its columns) from a producer
+  """on an H100 or H200: fp8 with K and Vᵀ by bulk copies (boxes of 128 bytes of 8-bit elements, Vᵀ's of 32 at 224 keys a tile; Vᵀ's
+  keys its columns) from a producer
   warpgroup's ring, through flash_attention with descales, GQA and tails on both sides, causal and not, against float64"""
   from tinygrad import Device
   from fa_uop import flash_attention, FwdConfig

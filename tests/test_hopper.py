@@ -398,6 +398,21 @@ def test_warp_specialised_configs_checked():
   with pytest.raises(ValueError): FwdConfig(64, 64, 4, tma=True, ring=1).check(SM80, 128)
   assert FwdConfig(64, 64, 4, tma=True, ring=2).lds_bytes(SM90A, 128) == 2 * (64 + 4 * 64) * 128
 
+@pytest.mark.parametrize("nbytes", [128, 64, 32])
+def test_swizzle_atoms_as_the_hardware(nbytes):
+  """tiles.Smem's atoms of 128, 64 and 32 bytes a row put element (r, c) where Hopper's swizzle of that width puts it (CUTLASS's
+  Swizzle<log2(nbytes / 16), 4, 3> on byte offsets in an atom column block: bits 7.. XORed into the 16-byte chunk's bits 4..), for
+  16- and 8-bit elements: what TMA writes and wgmma reads there is what the twin's copies and fragment reads address"""
+  from fa_uop.tiles import Smem
+  for itemsize in (2, 1):
+    atom, rows = nbytes // itemsize, 24
+    s = Smem(None, rows, 3 * atom, atom, base=5 * rows * 3 * atom, itemsize=itemsize)   # type: ignore[arg-type]
+    for r in range(rows):
+      for c in range(3 * atom):
+        off = r * nbytes + c % atom * itemsize
+        want = s.base + c // atom * rows * atom + (off ^ ((off >> 7) & (nbytes // 16 - 1)) << 4) // itemsize
+        assert s.index(r, c) == want, (nbytes, itemsize, r, c)
+
 @pytest.mark.parametrize("shape", [(4, 32), (2, 24), (3, 5), (1, 1)], ids=str)
 def test_row_reduce(rng, shape):
   """tiles.row_reduce (the ping-pong's row max and sum, as trees of halves; else chains): each row's max and sum of fresh data against
