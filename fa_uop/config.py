@@ -2,7 +2,7 @@
 and the tuner (fa_uop.tune) picks among the candidates by timing them."""
 from __future__ import annotations
 import math, re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 from fa_uop.target import Target
 
@@ -153,18 +153,26 @@ def default_fwd_config(target:Target, d:int, causal:bool=False, nq:int|None=None
   where 64x64x4 did; with wgmma (SM90A, 2026-11-24) 64x64x4 leads at D=128 causal too, and at D=64 64x128x4 (166 registers, 3
   blocks an SM: D=64 N=1024 293 -> 305 TFLOPS, causal N=4096 312 -> 322, causal N=1024 226 -> 220; 2026-11-25, third session); on
   RDNA3 (64 KB of LDS, P through LDS) 64x32x4 fits every head dim."""
-  # the table was measured on 16-bit inputs: fp8's MMA (8-bit wgmma reads Vᵀ in 128-key tiles) takes the fixed defaults below
+  cfg = _default_fwd_config(target, d, causal, nq, nk, mods)
+  # the wide key tiles (192, 224) were timed without modifications: under one beyond causal (a window's, softcap's, score_mod's or
+  # mask_mod's work a column) they spill (D=128 192: 36-52 bytes under a document mask, 40 under a softcap; fp8's 224: 24 under a
+  # window or a document mask, S in 448 bytes of local memory under a softcap), so they take 128 keys, as measured before them
+  return replace(cfg, block_n=128) if cfg.block_n > 128 and mods.replace("causal", "").strip("_") else cfg
+
+def _default_fwd_config(target:Target, d:int, causal:bool, nq:int|None, nk:int|None, mods:str) -> FwdConfig:
+  # the table was measured on 16-bit inputs: fp8's MMA (8-bit wgmma reads Vᵀ, its own tiles) takes the fixed defaults below
   if nq is not None and nk is not None and target.in_dtypes[0].itemsize == 2 and (cfg:=tabled(target, d, nq, nk, causal, mods)) is not None: return cfg
-  # 8-bit wgmma reads Vᵀ in tiles of whole 128-byte rows: 128 keys. By cp.async one warpgroup a block led two (H100, e4m3 N=16384:
+  # 8-bit wgmma reads Vᵀ in swizzle atoms of 128-byte rows (128 keys; past them 64- or 32-byte). By cp.async one warpgroup a block led two (H100, e4m3 N=16384:
   # D=128 749 vs 656 TFLOPS, causal 710 vs 600; eleventh session); by bulk copies from a producer warpgroup's ring, one consumer
   # warpgroup in two blocks an SM leads at D=128 (825 / 771 against 64x128x4's 776 / 732 at N=16384, +4-8% at N=1024 and 4096), two
   # at D=256 (N=4096 753 against 648; docs/journal.md 2026-11-26, thirteenth session). Their ping-pong leads at D=256 (N=4096 830 / 591
   # against 758 / 560, N=16384 1138 / 1043 against 1038 / 919) and at D=128 past 4096 keys (N=16384 869 / 801 against 823 / 771; N=4096
   # level non-causal, 6% behind causal; fifteenth session). At D=128 224 keys a step (FlashAttention-3's; Vᵀ in 32-byte swizzle
-  # atoms) lead 128 (N=16384 899 / 907 against 884 / 881, causal 844 / 843 against 794 / 793; eighteenth session)
+  # atoms) lead 128 (N=16384 899 / 907 against 884 / 881, causal 844 / 843 against 794 / 793) and 64x128x4x2tr2 at 4096 keys (686 / 675
+  # against 671 / 644, causal 518 / 517 against 513 / 486), not at 1024 (355 against 367, causal 208 against 233; eighteenth session)
   if target.v_keys is not None and d % 128 == 0:
     if target.tma is None: return FwdConfig(64, 128, 4)
-    if d == 128 and (nk or 0) > 4096: return FwdConfig(128, 224, 8, tma=True, ring=2, pingpong=True)
+    if d == 128 and (nk or 0) >= 4096: return FwdConfig(128, 224, 8, tma=True, ring=2, pingpong=True)
     if d > 128: return FwdConfig(128, 128, 8, tma=True, ring=2, pingpong=True)
     return FwdConfig(64, 128, 4, 2, tma=True, ring=2)
   if target.warpgroups and d == 64: return FwdConfig(64, 128, 4)

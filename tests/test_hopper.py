@@ -311,7 +311,8 @@ def test_fits_three_blocks(mask, kernel, D, spill):
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
 @pytest.mark.parametrize("c,D,causal", [("64x64x4tr2", 128, True), ("64x64x4tr1", 128, False), ("64x128x4tr2", 64, True),
                                          slow("128x128x8tr2", 128, False), slow("128x64x8tr2", 256, True), ("64x64x4x2tr2", 128, False),
-                                         ("128x128x8tr2p", 128, True), ("128x64x8tr2p", 256, True)], ids=str)
+                                         ("128x128x8tr2p", 128, True), ("128x64x8tr2p", 256, True), ("128x192x8tr2p", 128, False),
+                                         slow("128x224x8tr2p", 64, True)], ids=str)
 def test_warp_specialised_forward_builds_for_sm_90a(c, D, causal):
   """warp specialisation (ring: a producer warpgroup issuing K and V by bulk copies into a ring of slots): nvcc builds it for sm_90a with
   the producer's loop (a wait for each slot's release, then the tile's boxes) and its exit before the consumers' code, every block
@@ -355,29 +356,36 @@ def test_warp_specialised_forward_builds_for_sm_90a(c, D, causal):
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
 @pytest.mark.parametrize("D", [slow(64), slow(128), 256])
 def test_table_configs_do_not_spill(D):
-  """every config the sm_90a table (fa_uop.tuned) picks at head dim D builds as flash_attention builds it (bulk copies and tensor maps
-  where it says tma) without spill or serialized wgmma at the table's shapes (whole tiles): without a modification, causal, and under
-  a mask_mod (a document mask and its block map, the most registers). Issue 31: nothing spills where another tile would not. (With
-  tails, D=256's 128x64x8tr2p keeps one to four registers in local memory across the KV loop, an STL before it and an LDL after:
-  nothing in the loop; 128x128x8tr1 spilled 12-184 bytes either way)"""
+  """every config the sm_90a table (fa_uop.tuned) gives at head dim D, as default_fwd_config takes it for each class (causal or not)
+  with and without a mask_mod (a document mask and its block map, the most registers; its 192- and 224-key tiles step back to 128),
+  builds as flash_attention builds it (bulk copies and tensor maps where it says tma) at the class's sequence length (whole tiles)
+  without spill, local memory or serialized wgmma. Issue 31: nothing spills where another tile would not. (With tails, D=256's
+  128x64x8tr2p keeps one to four registers in local memory across the KV loop, an STL before it and an LDL after: nothing in the loop;
+  128x128x8tr1 spilled 12-184 bytes either way)"""
   from tinygrad import UOp
-  from fa_uop import flash_fwd, FwdConfig
+  from fa_uop import flash_fwd, default_fwd_config, FwdConfig
   from fa_uop.mods import Mods
   from fa_uop.tuned import TABLE
-  H, N = 2, 16384
-  cfgs = sorted({c for k, c in TABLE["sm_90a"].items() if k.startswith(f"d{D}_")})
-  assert cfgs, f"no table entry at D={D}"
+  H = 2
   doc = dict(mask_mod=lambda b, h, qi, kj, d: d[b, qi].eq(d[b, kj]), n_args=1)
-  for c in cfgs:
+  builds = set()
+  for k in TABLE["sm_90a"]:
+    if not (m:=re.fullmatch(rf"d{D}_(\w+)_q(\d+)_k\d+", k)): continue
+    causal, N = m[1] == "causal", int(m[2])
+    for masked in (False, True):
+      mods = Mods(causal=causal, **doc) if masked else Mods(causal=causal)
+      builds.add((str(default_fwd_config(SM90A, D, causal, N, N, mods.tag)), causal, masked, N))
+  assert builds, f"no table entry at D={D}"
+  for c, causal, masked, N in sorted(builds):
     cfg = FwdConfig.parse(c)
-    for case, mods in (("full", Mods()), ("causal", Mods(causal=True)), ("document", Mods(causal=True, **doc))):
-      R, C = -(-N // cfg.block_m), -(-N // cfg.block_n)
-      shapes = [((1, H, N, D), dtypes.half)] * 4 + [((1, H, N), dtypes.float)]
-      if case == "document": shapes += [((1, N), dtypes.int32), ((1, 1, R, 2), dtypes.int32), ((1, 1, R, C), dtypes.int32), ((H * R,), dtypes.int32)]
-      shapes += [((32,), dtypes.uint64)] * cfg.tma
-      sink = flash_fwd(*[UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)], target=SM90A, cfg=cfg, mods=mods, tma=cfg.tma)
-      r = cuda_resources(render(sink, "sm_90a"), "sm_90a")
-      assert r["spill_stores"] == 0 and r["wgmma_serialized"] == 0, (c, case, r)
+    mods = Mods(causal=causal, **doc) if masked else Mods(causal=causal)
+    R, C = -(-N // cfg.block_m), -(-N // cfg.block_n)
+    shapes = [((1, H, N, D), dtypes.half)] * 4 + [((1, H, N), dtypes.float)]
+    if masked: shapes += [((1, N), dtypes.int32), ((1, 1, R, 2), dtypes.int32), ((1, 1, R, C), dtypes.int32), ((H * R,), dtypes.int32)]
+    shapes += [((32,), dtypes.uint64)] * cfg.tma
+    sink = flash_fwd(*[UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)], target=SM90A, cfg=cfg, mods=mods, tma=cfg.tma)
+    r = cuda_resources(render(sink, "sm_90a"), "sm_90a")
+    assert r["spill_stores"] == 0 and r["stack"] == 0 and r["wgmma_serialized"] == 0, (c, causal, masked, N, r)
 
 def test_warp_specialised_configs_checked():
   """a ring needs the bulk copies (tma), 1 to 4 slots; its LDS counts every slot. The cache path (its own copies of pages and splits)
@@ -481,7 +489,8 @@ def test_lazy_rescale_on_hopper(rng, c, D, dtype):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("c,D", [("64x64x4tr1", 128), ("64x64x4tr2", 128), ("128x128x8tr2", 128), ("64x128x4tr2", 64), ("128x64x8tr2", 256),
-                                 ("64x64x4x2tr2", 128), ("128x128x8tr2p", 128), ("128x64x8tr2p", 256)], ids=str)
+                                 ("64x64x4x2tr2", 128), ("128x128x8tr2p", 128), ("128x64x8tr2p", 256), ("128x192x8tr2p", 128),
+                                 ("128x224x8tr2p", 64)], ids=str)
 def test_warp_specialised_forward_on_hopper(c, D):
   """on an H100 or H200: the warp-specialised forward (a producer warpgroup filling a ring by bulk copies) against float64, causal and not,
   GQA with tails on both sides; and a mask under which whole query blocks see no key (their one phantom tile: the producer's copy past

@@ -19,5 +19,11 @@ def case(B, H, N, D, dt, causal):
     rel = np.linalg.norm(got[:1, :1] - ref) / np.linalg.norm(ref)
     print(f"call {i}: jit == eager {np.array_equal(got, eager)}, head 0 rel err {rel:.2e}, finite {np.isfinite(got).all()}")
   print("replays:", jit.cnt)
-for causal in (False, True): case(1, 8, 4096, 256, dtypes.half, causal)
-for causal in (False, True): case(1, 16, 5000, 128, dtypes.fp8e4m3, causal)
+import sys
+if sys.argv[1:] == ["fp16"]:   # the 16-bit table's new picks, tails on both sides: D=128 N=5000 (128x192x8tr2p; causal 128x128x8tr2p),
+  # D=64 N=10000 (128x224x8tr2p; causal 128x192x8tr2p)
+  for causal in (False, True): case(1, 16, 5000, 128, dtypes.half, causal)
+  for causal in (False, True): case(1, 16, 10000, 64, dtypes.half, causal)
+else:
+  for causal in (False, True): case(1, 8, 4096, 256, dtypes.half, causal)
+  for causal in (False, True): case(1, 16, 5000, 128, dtypes.fp8e4m3, causal)
