@@ -9,9 +9,9 @@ vb() { # name env...
   echo "$n: rc=$? $(grep -E '^fa_uop' /tmp/$n.log | awk '{print $2}' | tr '\n' ' ') ok=$(grep -c ': ok' /tmp/$n.log) bad=$(grep -ci 'fail\|error' /tmp/$n.log) $(grep -o 'config [0-9xt]*' /tmp/$n.log | head -1)" | tee -a $OUT/summary.txt
 }
 source scripts/hopper_cases.sh
-# the GPU tests take about 6 minutes on an H100 (39 of them at bd564e7; four lazy-rescale ones more since 17ae8d3): 200 s cut them
-# short without a summary line
-DEV=CUDA timeout 540 python3 -m pytest -q -p no:cacheprovider tests/test_hopper.py > /tmp/test_hopper.log 2>&1; tail -1 /tmp/test_hopper.log | tee -a $OUT/summary.txt
+# the GPU tests take about 6 minutes on an H100 (39 of them at bd564e7; four lazy-rescale ones more since 17ae8d3, two of the wide key
+# tiles since 67b6dc8): 200 s cut them short without a summary line
+DEV=CUDA timeout 600 python3 -m pytest -q -p no:cacheprovider tests/test_hopper.py > /tmp/test_hopper.log 2>&1; tail -1 /tmp/test_hopper.log | tee -a $OUT/summary.txt
 # TinyJit: every candidate config, the backward, block maps, the drop-in and decoding captured and replayed against eager (-m gpu)
 DEV=CUDA timeout 300 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_jit.py > /tmp/test_jit.log 2>&1; tail -1 /tmp/test_jit.log | tee -a $OUT/summary.txt
 # the tuner on Hopper (its candidates: the cp.async configs and the wgmma ones with bulk copies, tma): the config it keeps, verified,

@@ -62,8 +62,10 @@ def test_on_hopper(n, D, dtype):
   if not Device.DEFAULT.startswith("CUDA") or Device[Device.DEFAULT].renderer.target.arch != "sm_90": pytest.skip("needs DEV=CUDA on an H100 or H200")
   run_qk(np.random.default_rng(), n, D, dtype, hopper(Device.DEFAULT), Device.DEFAULT)
 
-# one warpgroup (64x32x4), and two (128x32x8: warpgroup 1 multiplies Q's rows 64-127)
-@pytest.mark.parametrize("causal,cfg", [(False, (64, 32, 4)), (True, (128, 32, 8))], ids=["full-64x32x4", "causal-128x32x8"])
+# one warpgroup (64x32x4), and two (128x32x8: warpgroup 1 multiplies Q's rows 64-127; 128x192x8: 192 keys a step, the table's at D=128
+# non-causal, over a whole key tile and a tail)
+@pytest.mark.parametrize("causal,cfg", [(False, (64, 32, 4)), (True, (128, 32, 8)), (False, (128, 192, 8))],
+                         ids=["full-64x32x4", "causal-128x32x8", "full-128x192x8"])
 def test_forward_twin(rng, causal, cfg):
   """the forward as built for SM90A (S = Q·Kᵀ by wgmma_tile, LDS tiles in swizzle atoms), its twin on the emulated sm_80, with tails"""
   from tinygrad import Context
@@ -73,7 +75,8 @@ def test_forward_twin(rng, causal, cfg):
   r, seed = rng
   with Context(DEV="PYTHON::sm_80"):
     # GQA at one warpgroup; two warpgroups on one head (CI time)
-    (qn, kn, vn), (q, k, v) = qkv(r, 1, 2 if cfg[0] == 64 else 1, 1, 70 if cfg[0] == 64 else 150, 45 if cfg[0] == 64 else 100, 64, dtypes.half)
+    nk = 45 if cfg[0] == 64 else 250 if cfg[1] > 128 else 100
+    (qn, kn, vn), (q, k, v) = qkv(r, 1, 2 if cfg[0] == 64 else 1, 1, 70 if cfg[0] == 64 else 150, nk, 64, dtypes.half)
     o = nans(q.shape, q.dtype, q.device)
     lse = nans(q.shape[:3], dtypes.float32, q.device)
     fxn = functools.partial(flash_fwd, target=SM90A.portable(), cfg=FwdConfig(*cfg), causal=causal)
