@@ -258,9 +258,9 @@ def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:
                 acc:list[UOp]|None=None, b_kn:bool=False, into:list[UOp]|None=None, add:bool=False, live:UOp|None=None) -> list[UOp]:
   """wgmma.mma_async m64n{n}k{K} over ksteps K-steps of 32 bytes (K: 16 16-bit or 32 8-bit elements), all 128 threads of the warpgroup
   (4 consecutive warps from a multiple of 4): D (64 x n, float32) = A·B, plus acc (this thread's n/2 floats) where given. B from the
-  LDS tile at b in 128-byte swizzle atoms (tiles.Smem), b_block bytes from one atom column block to the next: its rows the n columns
-  of B (K-major: K, the keys Q·Kᵀ runs over) or with b_kn (16-bit only) its rows the K-steps' 16 rows each (MN-major: V, rows are
-  keys). A from LDS at a the same way (K-major, a_block bytes between column blocks), or a list of values per K-step, this thread's A
+  LDS tile at b in swizzle atoms of b_swizzle bytes a row (128, 64 or 32: tiles.Smem), b_block bytes from one atom column block to
+  the next: its rows the n columns of B (K-major: K, the keys Q·Kᵀ runs over) or with b_kn (16-bit only) its rows the K-steps' 16
+  rows each (MN-major: V, rows are keys). A from LDS at a the same way (K-major, a_block bytes between column blocks), or a list of values per K-step, this thread's A
   fragment in mma.sync's m16n8k16 (m16n8k32) layout (its warp's 16 rows): 16-bit values in dtype, or for an 8-bit dtype float32 values
   rounded here, two by one cvt (tinygrad's casts round one at a time, and leave the bytes to be packed). Thread l of warp w gets rows 16w + l//4 and
   16w + l//4 + 8 in mma.sync's m16n8 C layout, 8 columns at a time: returned as its n/2 floats, the product waited for.

@@ -71,7 +71,8 @@ class Smem:
   def nth(self, i:UOp|int) -> Smem: return replace(self, base=i * self.rows * self.cols)   # tile i of a ring (smem's n)
 
 def smem(blk:Block, rows:int, cols:int, dtype:DType, atom:int=0, n:int=1) -> Smem:
-  """a rows x cols LDS tile (in swizzle atoms of `atom` columns, 128 bytes: 0: XOR-swizzled rows), or the first of a ring of n (Smem.nth)"""
+  """a rows x cols LDS tile (in swizzle atoms of `atom` columns, rows of 128, 64 or 32 bytes; 0: XOR-swizzled rows), or the first of a
+  ring of n (Smem.nth)"""
   assert cols * dtype.itemsize % 16 == 0, f"LDS tile rows of {cols} {dtype} elements are not whole 16-byte chunks"
   assert not atom or (atom * dtype.itemsize in (32, 64, 128) and cols % atom == 0 and rows % 8 == 0), \
     f"swizzle atoms of 128, 64 or 32 bytes a row and 8 rows, got {rows}x{cols} {dtype} in atoms of {atom}"
