@@ -315,7 +315,7 @@ def test_fits_three_blocks(mask, kernel, D, spill):
 @pytest.mark.parametrize("c,D,causal", [("64x64x4tr2", 128, True), ("64x64x4tr1", 128, False), ("64x128x4tr2", 64, True),
                                          slow("128x128x8tr2", 128, False), slow("128x64x8tr2", 256, True), ("64x64x4x2tr2", 128, False),
                                          ("128x128x8tr2p", 128, True), ("128x64x8tr2p", 256, True), ("128x192x8tr2p", 128, False),
-                                         slow("128x224x8tr2p", 64, True)], ids=str)
+                                         ("128x224x8tr2p", 64, True)], ids=str)
 def test_warp_specialised_forward_builds_for_sm_90a(c, D, causal):
   """warp specialisation (ring: a producer warpgroup issuing K and V by bulk copies into a ring of slots): nvcc builds it for sm_90a with
   the producer's loop (a wait for each slot's release, then the tile's boxes) and its exit before the consumers' code, every block
