@@ -3,6 +3,7 @@ from __future__ import annotations
 import functools, math, os
 from typing import Callable
 from tinygrad import Tensor, UOp, dtypes
+from tinygrad.helpers import round_up
 from fa_uop import tune, shard
 from fa_uop.backward import flash_bwd_delta, flash_bwd_dkdv, flash_bwd_dq
 from fa_uop.config import BwdConfig, FwdConfig, default_bwd_configs, default_fwd_config, default_decode_config, decode_splits, split_kv
@@ -227,7 +228,7 @@ def vt_layout(v:Tensor, target:Target, block_n:int) -> Tensor:
   """V as the forward reads it where FwdConfig.reads_vt (8-bit wgmma): Vᵀ, (B, Hkv, D, Nk rounded up to whole tiles, then to whole
   128 keys, flash_vt's blocks), zeros past Nk, each group of keys in the target's v_keys order (fa_uop.forward.flash_vt)"""
   B, Hkv, Nk, D = v.shape
-  vt = Tensor.empty(B, Hkv, D, -(-(-(-Nk // block_n) * block_n) // 128) * 128, dtype=v.dtype, device=v.device)
+  vt = Tensor.empty(B, Hkv, D, round_up(round_up(Nk, block_n), 128), dtype=v.dtype, device=v.device)
   return Tensor.custom_kernel(v.contiguous(), vt, fxn=_vt_builder(target))[1]
 
 @functools.cache

@@ -251,7 +251,7 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   q: (B, H, Nq, D); k, v: (B, Hkv, Nk, D), H a multiple of Hkv; fp16 or bf16, or an 8-bit float the target's fp8 MMA takes
   (Target.for_dtype): then the first three args are q's, k's and v's descale factors, float32 (B, Hkv) each — the scores are
   q·kᵀ·scale·q_descale·k_descale, the output P·v·v_descale with P rounded to v's format, o 16-bit; and where cfg.reads_vt, v is
-  Vᵀ, (B, Hkv, D, Nk rounded up to whole BLOCK_N), its keys in the target's v_keys order (fa_uop.api.vt_layout). o: (B, H, Nq, D) out in q's dtype.
+  Vᵀ, (B, Hkv, D, Nk rounded up to whole BLOCK_N, then 128), its keys in the target's v_keys order (fa_uop.api.vt_layout). o: (B, H, Nq, D) out in q's dtype.
   lse: (B, H, Nq) float32 out, the natural-log row logsumexp, or None. causal masks key j > query i (top-left aligned); mods
   (fa_uop.mods.Mods, its causal in place of causal) adds windows, softcap and score and mask mods reading the buffers args;
   with a mask_mod the last args are its block map for BLOCK_M x BLOCK_N tiles (fa_uop.blockmap.block_map). tma: K and V come

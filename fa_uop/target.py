@@ -275,9 +275,9 @@ def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:
   outs = ", ".join(f'"+f"(*{{{ci + i}}})' if into else f'"+f"({name}[{i}])' for i in range(nd))
   steps, accumulate = [], acc is not None or add
   for kk in range(ksteps):
-    sw = b_swizzle
-    kb = kk * 16 * sw if b_kn else kk * 32 // sw * b_block + kk * 32 % sw   # MN-major: 16 rows of an atom; K-major: 32 bytes on
-    desc_b = _wgmma_desc(f"{name}_b + {kb}", b_block if b_kn else 16, sw)
+    # the K-step's B: MN-major 16 rows of an atom on; K-major 32 bytes on, into the next atom column block past one atom
+    kb = kk * 16 * b_swizzle if b_kn else kk * 32 // b_swizzle * b_block + kk * 32 % b_swizzle
+    desc_b = _wgmma_desc(f"{name}_b + {kb}", b_block if b_kn else 16, b_swizzle)
     if regs_a:
       a_op, a_in = f"{{{{%{nd + 1}, %{nd + 2}, %{nd + 3}, %{nd + 4}}}}}", ", ".join(f'"r"({name}_a[{4 * kk + j}])' for j in range(4)) + ", "
       scale, b_op, trans = f"%{nd + 5}", f"%{nd}", f", {int(b_kn)}" if dtype.itemsize == 2 else ""   # 8-bit: no transpose flags

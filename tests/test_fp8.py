@@ -5,6 +5,7 @@ v_wmma_f32_16x16x16 on e4m3/e5m2."""
 import functools, shutil
 import numpy as np, pytest
 from tinygrad import Tensor, Context, UOp, dtypes
+from tinygrad.helpers import round_up
 from tinygrad.uop.ops import KernelInfo
 from fa_uop import target_for, SM80, RDNA3, RDNA4
 from fa_uop.tiles import Block, smem, copy_tile, wait_tile, acc_tile, tile_coords, rows_at, flat, frag_a, frags_b, mma, a_operand
@@ -209,7 +210,7 @@ def test_fp8_forward_builds_for_sm_90a(causal, c):
   from fa_uop.compile import render, compile_source, cuda_resources
   cfg = FwdConfig.parse(c) if c else default_fwd_config(SM90A.fp8, 128, causal)
   dt, N = dtypes.fp8e4m3, 1000
-  nkp = -(-(-(-N // cfg.block_n) * cfg.block_n) // 128) * 128
+  nkp = round_up(round_up(N, cfg.block_n), 128)   # vt_layout's
   shapes = [((2, 4, N, 128), dt), ((2, 2, N, 128), dt), ((2, 2, 128, nkp), dt), ((2, 4, N, 128), dtypes.bfloat16), ((2, 4, N), dtypes.float)] + [((2, 2), dtypes.float)] * 3
   shapes += [((32,), dtypes.uint64)] * cfg.tma   # the tensor maps
   sink = flash_fwd(*[UOp.placeholder(sh, d, i) for i, (sh, d) in enumerate(shapes)], target=SM90A, cfg=cfg, causal=causal, tma=cfg.tma)
