@@ -3,7 +3,9 @@ shape: graph build and compile included) and its config's speed against the tune
 flash_attention and the SDPA drop-in against flash_attention_with_kvcache. Kernel times: medians between CUDA events, L2 flushed.
   DEV=CUDA python3 scripts/user_checks.py first B H N D causal   (one shape; run each in a fresh process)
   DEV=CUDA python3 scripts/user_checks.py decode                 (the decode table's shapes)
-  DEV=CUDA python3 scripts/user_checks.py step B H N D causal    (a TinyJit training step through autograd, against eager)"""
+  DEV=CUDA python3 scripts/user_checks.py step B H N D causal    (a TinyJit training step through autograd, against eager)
+  DEV=CUDA python3 scripts/user_checks.py jit B H N D causal [dtype]   (flash_attention in TinyJit: capture, then replays on fresh
+                                                                 inputs, each against eager and head 0 against float64; half or fp8e4m3)"""
 import os, sys, tempfile, time
 os.environ.setdefault("FA_UOP_CACHE", os.path.join(tempfile.mkdtemp(), "tune.json"))   # empty: nothing tuned before
 import numpy as np
@@ -70,7 +72,22 @@ def step(B:int, H:int, N:int, D:int, causal:bool) -> None:
     print(f"step {i} B={B} H={H} N={N} D={D} causal={causal} ({fwd_config_for(*ins, causal=causal)}): jitted vs eager max diff {diff:.1e}, "
           f"finite {all(np.isfinite(a).all() for a in got)}", flush=True)
 
+def jit(B:int, H:int, N:int, D:int, causal:bool, dtype:str="half") -> None:
+  from tinygrad import TinyJit
+  from fa_uop.reference import attention_ref
+  r, dt = np.random.default_rng(0), getattr(dtypes, dtype)
+  ins = lambda: [Tensor(r.standard_normal((B, H, N, D)).astype(np.float32)).cast(dt).contiguous().realize() for _ in range(3)]
+  fn = TinyJit(lambda q, k, v: flash_attention(q, k, v, causal=causal).realize())
+  for i in range(4):   # the first call runs, the second captures, the rest replay
+    q, k, v = ins()
+    got, eager = fn(q, k, v).float().numpy(), flash_attention(q, k, v, causal=causal).float().numpy()
+    ref = attention_ref(*(x[:1, :1].float().numpy().astype(np.float64) for x in (q, k, v)), causal)[0]
+    print(f"jit call {i} B={B} H={H} N={N} D={D} {dtype} causal={causal} ({fwd_config_for(q, k, v, causal=causal)}): jit == eager "
+          f"{np.array_equal(got, eager)}, head 0 rel err {np.linalg.norm(got[:1, :1] - ref) / np.linalg.norm(ref):.2e}, "
+          f"finite {np.isfinite(got).all()}", flush=True)
+
 if __name__ == "__main__":
   if sys.argv[1] == "step": step(*map(int, sys.argv[2:6]), bool(int(sys.argv[6])))
+  elif sys.argv[1] == "jit": jit(*map(int, sys.argv[2:6]), bool(int(sys.argv[6])), *sys.argv[7:8])
   elif sys.argv[1] == "first": first(*map(int, sys.argv[2:6]), bool(int(sys.argv[6])))
   else: decode()
