@@ -13,7 +13,7 @@ from fa_uop.mods import Mods
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, Smem, flat, smem, acc_to_lds, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, col_coords,
-                          lane_rows, lane_cols, load_vec, mma, wgmma_tile, a_operand, rows_at, store_acc, all_of)
+                          lane_rows, lane_cols, load_vec, mma, wgmma_tile, a_operand, a_via, rows_at, store_acc, all_of)
 
 def _info(name:str, flops:int, nbytes:int, cfg:BwdConfig) -> BoundedKernel:
   # stated so tinygrad does not derive it symbolically over data-dependent loop bounds (see forward)
@@ -115,8 +115,11 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   kv_copy = UOp.group(copy_tile(blk, k_s, kg, rows_at(kv_base, D), Nk - n0), copy_tile(blk, v_s, vg, rows_at(kv_base, D), Nk - n0, variant=1))
 
   dk_acc, dv_acc = acc_tile(blk, WR // M, DC // N), acc_tile(blk, WR // M, DC // N)
+  hold_kv = target.holds(2 * WR // M, D // K, k.dtype.itemsize)
   # with split, Pᵀ and dSᵀ meet in LDS (in wgmma's swizzle atoms where it reads them)
   p_s, ds_s = (smem(blk, BK, BQ, q.dtype, atom=64 if wg else 0) for _ in range(2)) if S > 1 else (None, None)
+  # else their LDS tiles where C and A layouts differ, one each for both stages
+  p_via, ds_via = (a_via(blk, BK, BQ, q.dtype) for _ in range(2)) if S == 1 and not wg else (None, None)
   init = UOp.group(dk_acc.store(dk_acc.const_like(0)), dv_acc.store(dv_acc.const_like(0)))
   dk_acc, dv_acc = dk_acc.after(init), dv_acc.after(init)
 
@@ -185,7 +188,8 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     dc = copy_tile(blk, do_s.after(it, *after), dog, rows_at(q_base, D), Nq - i0, variant=variant + 1)
     qt, dot = wait_tile(blk, q_s, qc, dc, kv_copy), wait_tile(blk, do_s, qc, dc, kv_copy)
     carried = () if carry is None else (carry(UOp.group(qc, dc)),)
-    kt, vt = wait_tile(blk, k_s, kv_copy), wait_tile(blk, v_s, kv_copy)
+    # K's and V's A fragments, held across the query loop where the target's budget holds them, else read again each step
+    kt, vt = (wait_tile(blk, x if hold_kv else x.after(it), kv_copy) for x in (k_s, v_s))
     # per column (query) statistics: log2-domain logsumexp (+inf past Nq) and delta
     cols = [i0 + q0 + cc for cc in col_coords(blk, ncols)]
     stat = (b * H + h) * Nq
@@ -196,13 +200,14 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     if wg: s = s.after(wgmma_tile(blk, s.after(qt.buf), kt, qt, a_row=rows0, b_off=q0))
     else:
       s = s.after(s.after(qt.buf).store(s.const_like(0)))
-      s = s.after(mma(blk, s, lambda m, kk: frag_a(blk, kt, rows0 + m * M, kk * K), lambda c0, kk: frags_b(blk, qt, q0 + c0, kk * K), D // K))
+      s = s.after(mma(blk, s, lambda m, kk: frag_a(blk, kt, rows0 + m * M, kk * K), lambda c0, kk: frags_b(blk, qt, q0 + c0, kk * K), D // K,
+                      a_reads=not hold_kv))
     s, dsc = _scores(blk, s, sc, lambda r, col: (i0 + q0 + col, key0 + rows0 + r), masked,
                      keep if real is None else lambda qi, kj: keep(qi, kj) & real, score, dscore)
     s_rows = rows_view(blk, s)
     s = s.after(s_rows.store((s_rows - (lse2 * LOG2E).reshape(1, ncols).expand(s_rows.shape)).exp2()))
     # dV += Pᵀ·dO
-    pa = a_operand(blk, s, rows0, v.dtype) if S == 1 else shared(s, p_s, v.dtype)
+    pa = a_operand(blk, s, rows0, v.dtype, via=p_via) if S == 1 else shared(s, p_s, v.dtype)
     dv_done = acc_mma(dv_acc, pa, dot)
     # dPᵀ = V·dOᵀ, dSᵀ = Pᵀ∘(dPᵀ − delta)
     dp = acc_tile(blk, WR // M, QC // N)
@@ -211,12 +216,13 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     if wg: dp = dp.after(wgmma_tile(blk, dp.after(qt.buf), vt, dot, a_row=rows0, b_off=q0))
     else:
       dp = dp.after(dp.after(qt.buf).store(dp.const_like(0)))
-      dp = dp.after(mma(blk, dp, lambda m, kk: frag_a(blk, vt, rows0 + m * M, kk * K), lambda c0, kk: frags_b(blk, dot, q0 + c0, kk * K), D // K))
+      dp = dp.after(mma(blk, dp, lambda m, kk: frag_a(blk, vt, rows0 + m * M, kk * K), lambda c0, kk: frags_b(blk, dot, q0 + c0, kk * K), D // K,
+                        a_reads=not hold_kv))
     dp_rows, p_rows = rows_view(blk, dp), rows_view(blk, s)
     ds = p_rows * (dp_rows - dlt.reshape(1, ncols).expand(dp_rows.shape))
     dp = dp.after(dp_rows.store(ds if dsc is None else ds * rows_view(blk, dsc)))
     # dK += dSᵀ·Q (the softmax scale is applied once at the end)
-    dsa = a_operand(blk, dp, rows0, q.dtype) if S == 1 else shared(dp, ds_s, q.dtype)
+    dsa = a_operand(blk, dp, rows0, q.dtype, via=ds_via) if S == 1 else shared(dp, ds_s, q.dtype)
     dk_done = acc_mma(dk_acc, dsa, qt)
     # the next query tile's copies overwrite what this step read (through ldmatrix, which tinygrad's barriers do not see)
     return UOp.group(dv_done, dk_done, *carried).barrier().end(it)
@@ -288,11 +294,14 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   qc, dc = copy_tile(blk, q_s, flat(q), rows_at(q_base, D), Nq - m0), copy_tile(blk, do_s, flat(do), rows_at(q_base, D), Nq - m0, variant=1)
   q_s, do_s = wait_tile(blk, q_s, qc, dc), wait_tile(blk, do_s, qc, dc)
   frags = []
-  for t in (q_s, do_s) if not wg else ():
+  # Q's and dO's A fragments, held across the KV loop where the target's budget holds them, else read again each step
+  hold = target.holds(2 * WM // M, D // K, q.dtype.itemsize)
+  for t in (q_s, do_s) if not wg and hold else ():
     f = blk.reg((WM // M, D // K, target.a.nelems), q.dtype)
     fm, fk = blk.range(WM // M), blk.range(D // K)
     frags.append(f.after(f[fm, fk].store(frag_a(blk, t, rows0 + fm * M, fk * K)).end(fm, fk)))
   q_frag, do_frag = frags or (None, None)
+  ds_via = None if wg else a_via(blk, BM, BN, k.dtype)   # dS's LDS tile where C and A layouts differ, one for both stages
   dq_acc = acc_tile(blk, WM // M, D // N)
   nrows = lane_rows(blk, WM // M)
   rows = [m0 + rows0 + r for r in row_coords(blk, nrows)]
@@ -318,7 +327,8 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
     if wg: s = s.after(wgmma_tile(blk, s.after(kt.buf), q_s, kt))
     else:
       s = s.after(s.after(kt.buf).store(s.const_like(0)))
-      s = s.after(mma(blk, s, lambda m, kk: q_frag[m, kk], lambda c0, kk: frags_b(blk, kt, c0, kk * K), D // K))
+      qa = (lambda m, kk: q_frag[m, kk]) if hold else (lambda m, kk: frag_a(blk, q_s.after(it), rows0 + m * M, kk * K))
+      s = s.after(mma(blk, s, qa, lambda c0, kk: frags_b(blk, kt, c0, kk * K), D // K, a_reads=not hold))
     s, dsc = _scores(blk, s, sc, lambda r, col: (m0 + rows0 + r, nt0 + col), masked, keep, score, dscore)
     s_rows = rows_view(blk, s)
     s = s.after(s_rows.store((s_rows - (lse2 * LOG2E).reshape(nrows, 1).expand(s_rows.shape)).exp2()))
@@ -326,11 +336,12 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
     if wg: dp = dp.after(wgmma_tile(blk, dp.after(kt.buf), do_s, vt))
     else:
       dp = dp.after(dp.after(kt.buf).store(dp.const_like(0)))  # behind this step's tiles (see flash_bwd_dkdv)
-      dp = dp.after(mma(blk, dp, lambda m, kk: do_frag[m, kk], lambda c0, kk: frags_b(blk, vt, c0, kk * K), D // K))
+      da = (lambda m, kk: do_frag[m, kk]) if hold else (lambda m, kk: frag_a(blk, do_s.after(it), rows0 + m * M, kk * K))
+      dp = dp.after(mma(blk, dp, da, lambda c0, kk: frags_b(blk, vt, c0, kk * K), D // K, a_reads=not hold))
     dp_rows, p_rows = rows_view(blk, dp), rows_view(blk, s)
     ds = p_rows * (dp_rows - dlt.reshape(nrows, 1).expand(dp_rows.shape))
     dp = dp.after(dp_rows.store(ds if dsc is None else ds * rows_view(blk, dsc)))
-    dsa = a_operand(blk, dp, rows0, k.dtype)
+    dsa = a_operand(blk, dp, rows0, k.dtype, via=ds_via)
     # the next KV tile's copies overwrite what this step read (through ldmatrix, which tinygrad's barriers do not see)
     if wg: return wgmma_tile(blk, dq_acc, lambda kk: dsa(0, kk), kt, b_kn=True, add=True).barrier().end(it)
     return mma(blk, dq_acc, dsa, lambda c0, kk: frags_b(blk, kt, c0, kk * K, trans=True), BN // K).barrier().end(it)

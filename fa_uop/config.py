@@ -32,9 +32,17 @@ class FwdConfig:
   def reads_vt(self, target:Target, d:int) -> bool:
     """whether the forward reads V transposed, its keys in the target's v_keys order (8-bit wgmma: fa_uop.api lays it out)"""
     return target.v_keys is not None and self.by_wgmma(target, d)
+  def q_in_regs(self, target:Target, d:int) -> bool:
+    """whether the forward holds Q's A fragments in registers for the whole KV loop: where a warp has one m-tile and the target's
+    budget holds them (Target.hold). With more they do not fit beside the output accumulator (at 128x32x4, D=128: 255 registers and
+    spills), so each K-step reads them from Q's LDS tile, as FlashAttention-2 does; wgmma reads them from LDS"""
+    return self.block_m // self.warps == target.mma[0] and not self.by_wgmma(target, d) and \
+      target.holds(1, d // target.mma[2], target.in_dtypes[0].itemsize)
   def lds_bytes(self, target:Target, d:int) -> int:
-    p_tile = 0 if target.mma_device == "CUDA" else self.block_m * self.block_n  # P goes through LDS where C and A layouts differ
-    return target.in_dtypes[0].itemsize * ((self.block_m + 2 * self.block_n * max(self.ring, 1)) * d + p_tile)
+    row = lambda cols: cols + (16 // target.in_dtypes[0].itemsize if target.lds_pad else 0)   # a tile row's elements (Target.lds_pad)
+    # P goes through LDS where C and A layouts differ: over Q's tile where Q is held in registers (it fits: block_n <= d)
+    p_tile = 0 if target.mma_device == "CUDA" or (self.q_in_regs(target, d) and self.block_n <= d) else self.block_m * row(self.block_n)
+    return target.in_dtypes[0].itemsize * ((self.block_m + 2 * self.block_n * max(self.ring, 1)) * row(d) + p_tile)
   def check(self, target:Target, d:int) -> Target:
     """raise ValueError where this config cannot run at head dim d on target; else the description its kernels are built with (the
     target, or its narrow MMA where d or block_n, the K extents of the MMAs, are no multiple of the wide one's K)"""
@@ -86,9 +94,10 @@ class BwdConfig:
   ring: ClassVar[int] = 0
   pingpong: ClassVar[bool] = False
   def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
-    # P and dS through LDS, per KV stage: shared tiles with split; else where the C and A layouts differ (a_operand's tiles)
-    ds_tiles = 2 * self.block_m * self.block_n if self.split > 1 else 0 if target.mma_device == "CUDA" else 4 * self.block_m * self.block_n
-    return itemsize * (2 * (self.block_m + self.block_n) * d + ds_tiles)
+    # P and dS through LDS, a tile each: shared by the warps with split; else where the C and A layouts differ (a_operand's tiles)
+    row = lambda cols: cols + (16 // itemsize if target.lds_pad else 0)   # a tile row's elements (Target.lds_pad: 16 bytes more)
+    ds_tiles = 0 if self.split == 1 and target.mma_device == "CUDA" else 2 * self.block_m * row(self.block_n)
+    return itemsize * (2 * (self.block_m + self.block_n) * row(d) + ds_tiles)
   def check(self, target:Target, d:int) -> Target: return FwdConfig.check(self, target, d)  # type: ignore[arg-type]
   def __str__(self) -> str: return FwdConfig.__str__(self)  # type: ignore[arg-type]
   @staticmethod
@@ -208,10 +217,11 @@ def tabled(target:Target, d:int, nq:int, nk:int, causal:bool, mods:str="") -> Fw
 
 def default_decode_config(target:Target, d:int, rows:int) -> FwdConfig:
   """the decoding kernel's tile for `rows` packed query rows (query heads of a GQA group × new queries): as few MMA row tiles
-  as hold them, one warp each up to 4, and 64-key tiles (32 or 16 where K and V's do not fit beside Q's at large head dims)"""
+  as hold them, one warp each up to 4, and 64-key tiles (32 or 16 where K and V's do not fit beside Q's at large head dims, or the
+  target's registers hold fewer: Target.decode_kv)"""
   M = target.mma[0]
   warps = min(4, 1 << max(0, math.ceil(math.log2(math.ceil(rows / M)))))
-  return fitting(target, d, *(FwdConfig(warps * M, n, warps) for n in (64, 32, 16)))
+  return fitting(target, d, *(FwdConfig(warps * M, n, warps) for n in (64, 32, 16) if n * d <= target.decode_kv or n == 16))
 
 # split-KV: about DECODE_WAVES blocks per multiprocessor (on the H100, 4 one-warp blocks of 36 KB of LDS kept the memory busiest,
 # docs/journal.md), each split at least DECODE_MIN_TILES KV tiles long, a multiple of 8 splits past 8 (the combine reads 8 at a time)

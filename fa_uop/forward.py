@@ -13,7 +13,7 @@ from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, store_tile, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, release, leave,
                           registers, turn, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, wgmma_issue, wgmma_wait,
-                          InFlight, a_operand, a_from_acc, lane_reduce, row_reduce, rows_at, scale_rows)
+                          InFlight, a_operand, a_via, a_from_acc, lane_reduce, row_reduce, rows_at, scale_rows)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
 LAZY = 8.0   # a ping-pong's lazy rescale, in log2 units (see kv_step)
@@ -94,9 +94,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   # hands warpgroup 0 the first, warpgroup 0 hands it the last after the loop: each then arrives as often as the other waits
   pong = bool(ring) and cfg.pingpong
   if pong: first_k = turn(blk, True, bars, turn(blk, False, bars, q_s.buf, when=blk.warp >= 4))
-  # Q's A fragments stay in registers for the whole loop where a warp has one m-tile. With more they do not fit beside the output
-  # accumulator (at 128x32x4, D=128: 255 registers and spills), so each K-step reads them from Q's LDS tile, as FlashAttention-2 does
-  q_in_regs = WM // M == 1 and not wg
+  q_in_regs = cfg.q_in_regs(target, D)   # Q's A fragments in registers for the whole loop (see FwdConfig.q_in_regs)
   if q_in_regs:
     q_frag = blk.reg((WM // M, D // K, target.a.nelems), q.dtype)
     qm, qk = blk.range(WM // M), blk.range(D // K)
@@ -120,6 +118,8 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
                    *([tix[0].store(plan.index(0)), tix[1].store(plan.index(1))] if carry else []),
                    *([c_reg[0].store(scale * LOG2E)] if c_reg is not None else []))
   raw = (acc, row_max, row_sum, tix)
+  # P's LDS tile where C and A layouts differ, one for both stages: over Q's, where Q is held in registers meanwhile
+  p_via = None if vt or wg else a_via(blk, BM, BN, v.dtype, over=q_s if q_in_regs else None)
 
   def kv_step(it:UOp, p0:UOp|int, acc:UOp, row_max:UOp, row_sum:UOp, tix:UOp, masked:bool, after:tuple[UOp, ...], variant:int) -> UOp:
     """one KV tile: K_p was copied by the step before (or the prologue); V_p is copied while S = Q·Kᵀ runs, and K_{p+1} while P·V
@@ -197,7 +197,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     else: acc = acc.after(kc)
     # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout); read from S's registers where Vᵀ's key order
     # lines them up, rounded by wgmma_tile
-    p_a = a_from_acc(blk, s, target.key_order()) if vt else a_operand(blk, s, blk.warp * WM, v.dtype)
+    p_a = a_from_acc(blk, s, target.key_order()) if vt else a_operand(blk, s, blk.warp * WM, v.dtype, via=p_via)
     if pong:   # this softmax done, P·V_p waits for this warpgroup's turn, and is left in flight into it
       return wgmma_issue(blk, acc.after(turn(blk, True, bars, acc, vtile.buf)), lambda kk: p_a(0, kk), vtile, b_kn=not vt, add=True).done.end(it)
     if wg:

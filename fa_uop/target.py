@@ -82,10 +82,24 @@ class Target:
   multiprocessors: int = 1      # SMs or CUs of the family's common part, where the device cannot be asked (the emulator)
   # its renderer asks the compiler to fit a config's blocks per multiprocessor (FwdConfig.blocks; a kernel's BoundedKernel info)
   min_blocks: bool = False
+  # LDS tiles (outside wgmma's atoms) padded by 16 bytes a row, not XOR-swizzled: a fragment read element by element (no ldmatrix) then
+  # has addresses a lane's base plus constants, folded into the instructions' offsets, where the XOR's per-element addresses stayed
+  # live across the KV loop (clang-22, D=128 forward: gfx1201 187 VGPRs spilled, gfx942 244 -> 175 VGPRs; docs/journal.md). The
+  # padding spreads the rows a fragment reads over the banks as the XOR did, for 6% more LDS at D=128
+  lds_pad: bool = False
+  # registers a lane may spend on MMA A fragments held across a loop (the forward's Q, dK/dV's K and V, dQ's Q and dO); past that each
+  # step reads them from their LDS tile again (see holds)
+  hold: int = 1 << 16
+  # the decoding kernel's key tile (one warp's 16 rows) at most this many keys x head dim: past it RDNA's 256 VGPRs a lane spill
+  # (clang-22 at 64 keys: gfx1100 18 VGPRs spilled at D=64, 156 at D=128, gfx1201 589 at D=128; none at 2048: 32 keys at D=64, 16 at 128)
+  decode_kv: int = 1 << 16
   # the same GPU with a narrower MMA K, for head dims and tiles the wide one does not divide (CDNA4's 16x16x16 beside its 16x16x32)
   narrow: Target|None = None
   # the same GPU's 8-bit float MMA (its shape, A and B fragments, the formats it takes), where it has one (see for_dtype)
   fp8: Target|None = None
+  def holds(self, tiles:int, ksteps:int, itemsize:int=2) -> bool:
+    """whether a lane may hold the A fragments of `tiles` m-tiles over `ksteps` K-steps of itemsize-byte elements across a loop"""
+    return tiles * ksteps * self.a.nelems * itemsize <= 4 * self.hold
   def portable(self) -> Target:
     return replace(self, shuffle=None, copy16=None, copy_wait=None, store16=None, ldsm=None, ldsm_addr=None, wgmma=None, wgmma_wait=None,
                    scale_if=None, tma=None, narrow=self.narrow and self.narrow.portable(), fp8=self.fp8 and self.fp8.portable())
@@ -324,7 +338,8 @@ def _cuda_scale_if(regs:list[UOp], factors:list[UOp], rows:list[int], when:UOp) 
 RDNA3 = Target("gfx1100", "AMD", 32, (16, 16, 16),
   a=Frag((16, 16), 1, lanes=(0,), elems=(1,)), b=Frag((16, 16), 1, lanes=(0,), elems=(1,)),
   c=Frag((8, 2, 16), 2, lanes=(1, 2), elems=(0,)),
-  lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=96)
+  lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=96, lds_pad=True,
+  hold=32, decode_kv=2048)   # 256 VGPRs a lane, its A operands twice: D=128's Q alone takes 64 (clang-22: dQ's Q and dO held, 73 spilled; read, none)
 
 # mma.sync m16n8k16 (PTX ISA "Matrix Fragments for mma.m16n8k16"): groupID = lane//4 picks rows (A, C) or the column (B)
 SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
@@ -369,19 +384,22 @@ SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, wgmma=_cuda_wgmma, wg
 RDNA4 = Target("gfx1201", "AMD", 32, (16, 16, 16),
   a=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)), b=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)),
   c=Frag((2, 8, 16), 2, lanes=(0, 2), elems=(1,)),
-  lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=64)
+  lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=64, lds_pad=True,
+  hold=32, decode_kv=2048)   # 256 VGPRs a lane: D=128's Q held (32), dQ's Q and dO (64) read again (held, 7 spilled)
 RDNA4 = replace(RDNA4, fp8=_fp8(RDNA4, RDNA4.mma, RDNA4.a, RDNA4.b, OCP_FP8))
 
 # CDNA MFMA on 64-lane waves, v_mfma_f32_16x16x{16,32}: A and B hold K/4 consecutive k of row (column) lane%16, the k block lane//16;
 # C holds column lane%16, rows 4(lane//16)+e. ds_bpermute addresses all 64 lanes
 # (a K of 32 keeps the 16x16x16 MFMA as its narrow one). Both have v_mfma_f32_16x16x32 on 8-bit floats: CDNA3 in the fnuz formats,
 # CDNA4 in the OCP ones
-def _cdna(arch:str, k:int, lds:int, cus:int, fp8:tuple[DType, ...]=()) -> Target:
+def _cdna(arch:str, k:int, lds:int, cus:int, fp8:tuple[DType, ...]=(), pad:bool=True) -> Target:
   ab = lambda k: Frag((16, 4, k // 4), 1, lanes=(1, 0), elems=(2,))
   t = Target(arch, "AMD", 64, (16, 16, k), a=ab(k), b=ab(k), c=Frag((4, 4, 16), 2, lanes=(0, 2), elems=(1,)), lds_bytes=lds,
-             in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=cus, narrow=_cdna(arch, 16, lds, cus) if k > 16 else None)
+             in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=cus, lds_pad=pad, narrow=_cdna(arch, 16, lds, cus, pad=pad) if k > 16 else None)
   return replace(t, fp8=_fp8(t, (16, 16, 32), ab(32), ab(32), fp8)) if fp8 else t
-CDNA3 = _cdna("gfx942", 16, 65536, 304, FNUZ_FP8)    # MI300X: 64 KB of LDS per CU
+# MI300X: 64 KB of LDS per CU, the tighter of its two files: its tiles stay XOR-swizzled (at D=128 the forward fits 244 VGPRs beside
+# that, two waves a SIMD, and its 32 KB two blocks a CU; padded, 34 KB: one)
+CDNA3 = _cdna("gfx942", 16, 65536, 304, FNUZ_FP8, pad=False)
 CDNA4 = _cdna("gfx950", 32, 163840, 256, OCP_FP8)    # MI355X: 160 KB
 
 def target_for(device:str) -> Target:

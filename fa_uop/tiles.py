@@ -47,17 +47,22 @@ def flat(buf:UOp) -> UOp:
 @dataclass(frozen=True)
 class Smem:
   """A (rows, cols) tile of 16- or 8-bit elements in LDS. Each row's 16-byte chunks are XOR-swizzled by the row, so the 8 rows an
-  8x8 fragment read touches, and the 16-byte chunks a copy writes, fall in 8 different bank groups: no padding, no conflicts."""
+  8x8 fragment read touches, and the 16-byte chunks a copy writes, fall in 8 different bank groups: no padding, no conflicts. Where
+  the target pads instead (Target.lds_pad), each row is 16 bytes longer, which shifts consecutive rows by 4 banks to the same end"""
   buf: UOp
   rows: int
   cols: int
   atom: int = 0   # else: stored as column blocks of `atom` (rows of 128, 64 or 32 bytes), each rows x atom: Hopper's swizzles (wgmma)
   base: UOp|int = 0   # where the tile starts in buf: the tiles of a ring (smem's n) follow one another
   itemsize: int = 2   # bytes an element
+  pad: int = 0        # else: rows of cols + pad elements, not swizzled (Target.lds_pad)
   @property
   def vec(self) -> int: return 16 // self.itemsize   # elements in a 16-byte chunk
+  @property
+  def size(self) -> int: return self.rows * (self.cols + self.pad)   # elements a tile takes
   def index(self, r:UOp|int, c:UOp|int) -> UOp|int:
     v = self.vec
+    if self.pad: return self.base + r * (self.cols + self.pad) + c
     if self.atom:   # the hardware's swizzle of an atom of 8 rows: its n 16-byte chunks a row XORed with the row's digit of 8 // n
       n = self.atom // v
       return self.base + c // self.atom * (self.rows * self.atom) + r * self.atom + ((c % self.atom // v) ^ (r // (8 // n) % n)) * v + c % v
@@ -68,15 +73,16 @@ class Smem:
     return self.base + r * self.cols + ((c // v) ^ (r // (8 // g) % g)) * v + c % v
   def at(self, r:UOp|int, c:UOp|int) -> UOp: return self.buf.index(self.index(r, c))
   def after(self, *deps:UOp) -> Smem: return replace(self, buf=self.buf.after(*deps))
-  def nth(self, i:UOp|int) -> Smem: return replace(self, base=i * self.rows * self.cols)   # tile i of a ring (smem's n)
+  def nth(self, i:UOp|int) -> Smem: return replace(self, base=i * self.size)   # tile i of a ring (smem's n)
 
 def smem(blk:Block, rows:int, cols:int, dtype:DType, atom:int=0, n:int=1) -> Smem:
-  """a rows x cols LDS tile (in swizzle atoms of `atom` columns, rows of 128, 64 or 32 bytes; 0: XOR-swizzled rows), or the first of a
-  ring of n (Smem.nth)"""
+  """a rows x cols LDS tile (in swizzle atoms of `atom` columns, rows of 128, 64 or 32 bytes; 0: XOR-swizzled rows, or rows padded by 16
+  bytes where the target says so), or the first of a ring of n (Smem.nth)"""
   assert cols * dtype.itemsize % 16 == 0, f"LDS tile rows of {cols} {dtype} elements are not whole 16-byte chunks"
   assert not atom or (atom * dtype.itemsize in (32, 64, 128) and cols % atom == 0 and rows % 8 == 0), \
     f"swizzle atoms of 128, 64 or 32 bytes a row and 8 rows, got {rows}x{cols} {dtype} in atoms of {atom}"
-  return Smem(blk.lds((n * rows * cols,), dtype), rows, cols, atom, itemsize=dtype.itemsize)
+  pad = 16 // dtype.itemsize if blk.target.lds_pad and not atom else 0
+  return Smem(blk.lds((n * rows * (cols + pad),), dtype), rows, cols, atom, itemsize=dtype.itemsize, pad=pad)
 
 # *** global -> LDS ***
 
@@ -332,12 +338,8 @@ def load_vec(blk:Block, src:UOp, idxs:list[UOp], valid:list[UOp|None], fill:floa
   vals = [src.index(i) if ok is None else ok.where(src.index(i.valid(ok)), fill) for i, ok in zip(idxs, valid)]
   return vec.after(UOp.group(*[vec[j].store(v) for j, v in enumerate(vals)]))
 
-def a_from_acc(blk:Block, p:UOp, keys:tuple[int, ...]|None=None) -> Callable[[UOp|int, UOp|int], UOp]|None:
-  """A fragments read straight from C-fragment registers p (tm, tn, e) where the two layouts line up lane for lane (on mma.sync two
-  n8 accumulators are one k16 operand), as a function of (m-tile, K-step); keys: B's K runs over p's columns in this order, a group
-  at a time (Target.key_order), so A's column c is p's column keys[c]. A lane's registers may be regrouped (free); None where some
-  A element is another lane's."""
-  t = blk.target
+def _a_src(t:Target, keys:tuple[int, ...]|None) -> list[int]|None:
+  """for each A element, the C register (of the K // N accumulators a K-step spans) that holds it in the same lane (see a_from_acc)"""
   M, N, K = t.mma
   g = len(keys) if keys else 1
   col = lambda c: c // g * g + keys[c % g] if keys else c
@@ -347,21 +349,39 @@ def a_from_acc(blk:Block, p:UOp, keys:tuple[int, ...]|None=None) -> Callable[[UO
            if all((t.a.coords(l, ea)[0], col(t.a.coords(l, ea)[1])) == (t.c.coords(l, ec)[0], t.c.coords(l, ec)[1] + j * N) for l in range(t.warp))]
     if not hit: return None
     src.append(hit[0])
+  return src
+
+def a_via(blk:Block, rows:int, cols:int, dtype:DType, over:Smem|None=None) -> Smem|None:
+  """the rows x cols LDS tile a_operand's A fragments go through where the C and A layouts do not line up (None where they do): made
+  once, so a kernel's stages share it (a barrier separates their loops; each warp writes and reads its own rows); laid over the LDS
+  of `over` where it fits there, a tile that must then be free (read before the loop, written after it: barriers between)"""
+  if _a_src(blk.target, None) is not None: return None
+  if over is not None and over.itemsize == dtype.itemsize and not over.atom and (t:=replace(over, rows=rows, cols=cols)).size <= over.size: return t
+  return smem(blk, rows, cols, dtype)
+
+def a_from_acc(blk:Block, p:UOp, keys:tuple[int, ...]|None=None) -> Callable[[UOp|int, UOp|int], UOp]|None:
+  """A fragments read straight from C-fragment registers p (tm, tn, e) where the two layouts line up lane for lane (on mma.sync two
+  n8 accumulators are one k16 operand), as a function of (m-tile, K-step); keys: B's K runs over p's columns in this order, a group
+  at a time (Target.key_order), so A's column c is p's column keys[c]. A lane's registers may be regrouped (free); None where some
+  A element is another lane's."""
+  if (src:=_a_src(blk.target, keys)) is None: return None
+  M, N, K = blk.target.mma
   tm, tn, e = p.shape
   pa = p.reshape(tm, tn // (K // N), (K // N) * e)
   if src == list(range(len(src))): return lambda m, kk: pa[m, kk]
   return lambda m, kk: UOp.stack(*[pa[m, kk, i] for i in src])
 
-def a_operand(blk:Block, t:UOp, rows0:UOp, dtype:DType, keys:tuple[int, ...]|None=None) -> Callable[[UOp|int, UOp|int], UOp]:
+def a_operand(blk:Block, t:UOp, rows0:UOp, dtype:DType, keys:tuple[int, ...]|None=None, via:Smem|None=None) -> Callable[[UOp|int, UOp|int], UOp]:
   """A fragments (m-tile, K-step) of the C-fragment register tile t, this warp's rows from rows0 of the block, rounded to dtype:
-  read straight from registers where the C and A layouts line up (keys: as a_from_acc's), else through an LDS tile"""
+  read straight from registers where the C and A layouts line up (keys: as a_from_acc's), else through the LDS tile via (a_via's;
+  None: a new one)"""
   M, N, K = blk.target.mma
   tm, tn, _ = t.shape
   reg = acc_tile(blk, tm, tn, dtype)
   reg = reg.after(reg.store(t.cast(dtype)))
   if (pa:=a_from_acc(blk, reg, keys)) is not None: return pa
   assert keys is None, "keys ordered for registers that do not line up"
-  s = acc_to_lds(blk, reg, smem(blk, blk.warps * tm * M, tn * N, dtype), rows0, dtype)
+  s = acc_to_lds(blk, reg, smem(blk, blk.warps * tm * M, tn * N, dtype) if via is None else via, rows0, dtype)
   return lambda m, kk: frag_a(blk, s, rows0 + m * M, kk * K)
 
 def acc_to_lds(blk:Block, t:UOp, s:Smem, rows0:UOp, dtype:DType, unrolled:bool=False, cols0:UOp|int=0) -> Smem:
