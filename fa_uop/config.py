@@ -120,7 +120,11 @@ def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
   # warps; dK/dV then split along the head dim where that fits, its accumulators halved (clang-22 at D=256: gfx942 no scratch, was 48
   # spilled VGPRs at 32x16x2; gfx1201 359 spilled, was 704; gfx1100 744, was 707: RDNA's are issue 32's; docs/journal.md 2026-11-26)
   dq = fitting(target, d, BwdConfig(64, 32, 4), BwdConfig(32, 32, 2), BwdConfig(32, 16, 2))
-  return fitting(target, d, BwdConfig(64, 32, 4), BwdConfig(16, 32, 2, split=2), dq), dq
+  # first those whose dK and dV accumulators the target's registers hold (Target.bwd_acc), each warp's key rows by head-dim columns
+  M, N, _ = target.mma
+  cands = (BwdConfig(64, 32, 4), BwdConfig(64, 32, 8, split=2), BwdConfig(16, 32, 2, split=2))
+  held = [c for c in cands if 2 * (c.block_m * c.split // c.warps // M) * (d // c.split // N) * target.c.nelems <= target.bwd_acc]
+  return fitting(target, d, *held, BwdConfig(64, 32, 4), BwdConfig(16, 32, 2, split=2), dq), dq
 
 # what the tuner tries; each is checked per target and head dim, so a target gets those its LDS holds: 128x64x4 and 128x128x8 take 80
 # and 128 KB at D=128 (of those here only gfx950's 160 KB), less at smaller head dims. 128x32x4 (two m-tiles per warp, Q's fragments
