@@ -151,7 +151,8 @@ def candidates(target:Target, d:int) -> list[FwdConfig]:
   def ok(c:FwdConfig) -> bool:
     try: c.check(target, d)
     except ValueError: return False
-    return not (c.by_wgmma(target, d) and (d + c.block_n) // 2 > 192)
+    rows, keys = target.fwd_warp   # and a warp's tile within the target's registers (Target.fwd_warp)
+    return not (c.by_wgmma(target, d) and (d + c.block_n) // 2 > 192) and c.block_m // c.warps <= rows and c.block_n <= keys
   return [c for c in CANDIDATES if ok(c)]
 
 def shape_class(d:int, nq:int, nk:int, causal:bool, mods:str="") -> str:

@@ -273,6 +273,15 @@ def test_rdna3_forward_without_scratch():
   used = {name: resources(compile_source(render(sink, "gfx1100"), "gfx1100")) for name, sink in sinks.items()}
   assert all(r["scratch"] == 0 and r["vgpr_spill"] == 0 for r in used.values()), used
 
+@pytest.mark.parametrize("arch", ["gfx1201", slow("gfx1100"), slow("gfx942"), slow("gfx950")])
+def test_amd_tuner_candidates_without_scratch(arch):
+  """every forward config the tuner may time on an AMD target at D=128 builds without scratch (RDNA's candidates are those of one
+  m-tile a warp and up to 64 keys: Target.fwd_warp; docs/runs/2026-11-27_amd32/candidates_777c7b3.txt)"""
+  if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
+  t = TARGETS[arch]
+  used = {str(c): resources(compile_source(render(fwd_sink(t, 128, True, cfg=c), arch), arch)) for c in candidates(t, 128)}
+  assert len(used) >= 4 and all(r["scratch"] == 0 for r in used.values()), used
+
 def test_device_library_calls_are_inlined():
   """the checks build AMD kernels as tinygrad's runtime does, with ROCm's device library functions inlined: no call is left (a call
   made LLVM spill every live VGPR around it, which the runtime's build never does)"""
