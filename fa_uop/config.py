@@ -39,7 +39,7 @@ class FwdConfig:
     return self.block_m // self.warps == target.mma[0] and not self.by_wgmma(target, d) and \
       target.holds(1, d // target.mma[2], target.in_dtypes[0].itemsize)
   def lds_bytes(self, target:Target, d:int) -> int:
-    row = lambda cols: cols + (16 // target.in_dtypes[0].itemsize if target.lds_pad else 0)   # a tile row's elements (Target.lds_pad)
+    row = lambda cols: target.lds_row(cols, target.in_dtypes[0].itemsize)   # a tile row's elements (Target.lds_pad)
     # P goes through LDS where C and A layouts differ: over Q's tile where Q is held in registers (it fits: block_n <= d)
     p_tile = 0 if target.mma_device == "CUDA" or (self.q_in_regs(target, d) and self.block_n <= d) else self.block_m * row(self.block_n)
     return target.in_dtypes[0].itemsize * ((self.block_m + 2 * self.block_n * max(self.ring, 1)) * row(d) + p_tile)
@@ -95,7 +95,7 @@ class BwdConfig:
   pingpong: ClassVar[bool] = False
   def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
     # P and dS through LDS, a tile each: shared by the warps with split; else where the C and A layouts differ (a_operand's tiles)
-    row = lambda cols: cols + (16 // itemsize if target.lds_pad else 0)   # a tile row's elements (Target.lds_pad: 16 bytes more)
+    row = lambda cols: target.lds_row(cols, itemsize)   # a tile row's elements (Target.lds_pad: 16 bytes more)
     ds_tiles = 0 if self.split == 1 and target.mma_device == "CUDA" else 2 * self.block_m * row(self.block_n)
     return itemsize * (2 * (self.block_m + self.block_n) * row(d) + ds_tiles)
   def check(self, target:Target, d:int) -> Target: return FwdConfig.check(self, target, d)  # type: ignore[arg-type]
@@ -124,7 +124,7 @@ def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
   M, N, _ = target.mma
   cands = (BwdConfig(64, 32, 4), BwdConfig(64, 32, 8, split=2), BwdConfig(16, 32, 2, split=2))
   held = [c for c in cands if 2 * (c.block_m * c.split // c.warps // M) * (d // c.split // N) * target.c.nelems <= target.bwd_acc]
-  return fitting(target, d, *held, BwdConfig(64, 32, 4), BwdConfig(16, 32, 2, split=2), dq), dq
+  return fitting(target, d, *held, *cands, dq), dq
 
 # what the tuner tries; each is checked per target and head dim, so a target gets those its LDS holds: 128x64x4 and 128x128x8 take 80
 # and 128 KB at D=128 (of those here only gfx950's 160 KB), less at smaller head dims. 128x32x4 (two m-tiles per warp, Q's fragments

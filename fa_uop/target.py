@@ -103,6 +103,9 @@ class Target:
   narrow: Target|None = None
   # the same GPU's 8-bit float MMA (its shape, A and B fragments, the formats it takes), where it has one (see for_dtype)
   fp8: Target|None = None
+  def lds_row(self, cols:int, itemsize:int) -> int:
+    """the elements one row of a cols-wide LDS tile (outside wgmma's atoms) takes: 16 bytes more where the target pads (lds_pad)"""
+    return cols + (16 // itemsize if self.lds_pad else 0)
   def holds(self, tiles:int, ksteps:int, itemsize:int=2) -> bool:
     """whether a lane may hold the A fragments of `tiles` m-tiles over `ksteps` K-steps of itemsize-byte elements across a loop"""
     return tiles * ksteps * self.a.nelems * itemsize <= 4 * self.hold

@@ -81,7 +81,7 @@ def smem(blk:Block, rows:int, cols:int, dtype:DType, atom:int=0, n:int=1) -> Sme
   assert cols * dtype.itemsize % 16 == 0, f"LDS tile rows of {cols} {dtype} elements are not whole 16-byte chunks"
   assert not atom or (atom * dtype.itemsize in (32, 64, 128) and cols % atom == 0 and rows % 8 == 0), \
     f"swizzle atoms of 128, 64 or 32 bytes a row and 8 rows, got {rows}x{cols} {dtype} in atoms of {atom}"
-  pad = 16 // dtype.itemsize if blk.target.lds_pad and not atom else 0
+  pad = 0 if atom else blk.target.lds_row(cols, dtype.itemsize) - cols
   return Smem(blk.lds((n * rows * (cols + pad),), dtype), rows, cols, atom, itemsize=dtype.itemsize, pad=pad)
 
 # *** global -> LDS ***
