@@ -97,7 +97,8 @@ class Target:
   # D=128: 64x32x4 holds 128 and spills, clang-22 gfx1201 24 VGPRs; 64x32x8s2 holds 64, none)
   bwd_acc: int = 1 << 16
   # the most query rows and keys a warp's forward tile may hold: the tuner's candidates past them spill (RDNA, clang-22: two m-tiles a
-  # warp or 128 keys, 5 of 7 such candidates at D=64 and 128; one m-tile of up to 64 keys, none)
+  # warp or 128 keys, 5 of 7 such candidates at D=64 and 128; with guarded loads as selects 64 keys too, gfx1100's 128x64x8 at D=64
+  # 42 VGPRs, gfx1201's 64x64x4 at D=128 1; one m-tile of up to 32 keys, none)
   fwd_warp: tuple[int, int] = (1 << 16, 1 << 16)
   # the same GPU with a narrower MMA K, for head dims and tiles the wide one does not divide (CDNA4's 16x16x16 beside its 16x16x32)
   narrow: Target|None = None
@@ -348,7 +349,7 @@ RDNA3 = Target("gfx1100", "AMD", 32, (16, 16, 16),
   a=Frag((16, 16), 1, lanes=(0,), elems=(1,)), b=Frag((16, 16), 1, lanes=(0,), elems=(1,)),
   c=Frag((8, 2, 16), 2, lanes=(1, 2), elems=(0,)),
   lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=96, lds_pad=True,
-  hold=32, decode_kv=2048, bwd_acc=64, fwd_warp=(16, 64))   # 256 VGPRs a lane, its A operands twice: D=128's Q alone takes 64 (clang-22: dQ's Q and dO held, 73 spilled; read, none)
+  hold=32, decode_kv=2048, bwd_acc=64, fwd_warp=(16, 32))   # 256 VGPRs a lane, its A operands twice: D=128's Q alone takes 64 (clang-22: dQ's Q and dO held, 73 spilled; read, none)
 
 # mma.sync m16n8k16 (PTX ISA "Matrix Fragments for mma.m16n8k16"): groupID = lane//4 picks rows (A, C) or the column (B)
 SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
@@ -394,7 +395,7 @@ RDNA4 = Target("gfx1201", "AMD", 32, (16, 16, 16),
   a=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)), b=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)),
   c=Frag((2, 8, 16), 2, lanes=(0, 2), elems=(1,)),
   lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=64, lds_pad=True,
-  hold=32, decode_kv=2048, bwd_acc=64, fwd_warp=(16, 64))   # 256 VGPRs a lane: D=128's Q held (32), dQ's Q and dO (64) read again (held, 7 spilled)
+  hold=32, decode_kv=2048, bwd_acc=64, fwd_warp=(16, 32))   # 256 VGPRs a lane: D=128's Q held (32), dQ's Q and dO (64) read again (held, 7 spilled)
 RDNA4 = replace(RDNA4, fp8=_fp8(RDNA4, RDNA4.mma, RDNA4.a, RDNA4.b, OCP_FP8))
 
 # CDNA MFMA on 64-lane waves, v_mfma_f32_16x16x{16,32}: A and B hold K/4 consecutive k of row (column) lane%16, the k block lane//16;
@@ -425,7 +426,7 @@ def target_for(device:str) -> Target:
   # sm_89 (Ada) and later have mma.sync on 8-bit floats
   fp8 = SM89_FP8 if base is SM80 and int(arch[3:]) >= 89 else base.fp8
   base = replace(base, arch=arch, narrow=base.narrow and replace(base.narrow, arch=arch), fp8=fp8 and replace(fp8, arch=arch))
-  if device.split(":")[0] == "AMD": amd_fp8(device)
+  if device.split(":")[0] == "AMD": amd_renderer(device)
   return base.portable() if device.split(":")[0] == "PYTHON" else base
 
 DSMEM_MARK = "fa_uop dynamic shared memory bytes"
@@ -531,15 +532,43 @@ class AmdFp8:
     src = super().render_kernel(function_name, kernel, bufs, uops, prefix)  # type: ignore[misc]
     return re.sub(r"_16x16x16__(fp8_fp8|bf8_bf8)_w32_gfx12", r"_16x16x16_\1_w32_gfx12", src)
 
-class AmdRenderer(AmdFp8, HIPRenderer): pass
-class AmdCCRenderer(AmdFp8, HIPCCRenderer): pass
+def _select_load(ld:UOp, ptr:UOp, alt:UOp, gate:UOp) -> UOp|None:
+  """a gated load from global memory as a load from an address that is always in the buffer and a select: HIP's (gate ? *p : alt) is
+  a branch around the load, which splits the kernel into blocks that the AMDGPU scheduler cannot order across (clang-22, gfx1100's
+  dK/dV at D=128 with a query tail: 473 VGPRs spilled; as selects none, docs/journal.md 2026-11-27). Where the gate is off the
+  address is element 0, or the index's constant offset where the buffer holds it (then a piece's loads share one selected base and
+  the offsets stay the instructions')"""
+  at = ptr.src[0] if ptr.op is Ops.CAST else ptr   # a vector load's pointer is a cast of its SHRINK
+  if at.op not in (Ops.INDEX, Ops.SHRINK) or at.src[0].addrspace is not AddrSpace.GLOBAL: return None
+  i, width, size = at.src[1], at.src[2].arg if at.op is Ops.SHRINK else 1, at.src[0].src[0].arg if at.src[0].src else 0
+  inner = i.src[0] if i.op is Ops.CAST else i
+  if inner.op is Ops.ADD and inner.src[1].op is Ops.CONST and 0 <= (k:=inner.src[1].arg) <= size - width:
+    base = inner.src[0].cast(i.dtype) if i.op is Ops.CAST else inner.src[0]
+    safe = gate.where(base, base.const_like(0)) + k
+  else: safe = gate.where(i, i.const_like(0))
+  at = at.replace(src=(at.src[0], safe, *at.src[2:]))
+  return gate.where(ld.replace(src=(ptr.replace(src=(at,)) if ptr.op is Ops.CAST else at,)), alt)
 
-def amd_fp8(device:str) -> None:
-  """an AMD device's HIP renderer becomes AmdFp8's (its class swapped, as hopper() does; tinygrad's compile workers rebuild it from
-  its class), so that the fp8 kernels fa_uop builds for gfx942 and gfx12 render; tinygrad's LLVM renderer is left as it is"""
+class AmdSelects:
+  """A HIP renderer mixin: loads behind a guard (tails, masks) as selects, not branches (_select_load)"""
+  def __init__(self, *args, **kwargs):
+    super().__init__(*args, **kwargs)
+    self.selects()
+  def selects(self):
+    self.extra_matcher = PatternMatcher([(UPat(Ops.LOAD, src=(UPat.var("ptr"), UPat.var("alt"), UPat.var("gate")), name="ld"), _select_load)]) \
+      + self.extra_matcher  # type: ignore[has-type]
+
+class AmdRenderer(AmdSelects, AmdFp8, HIPRenderer): pass
+class AmdCCRenderer(AmdSelects, AmdFp8, HIPCCRenderer): pass
+
+def amd_renderer(device:str) -> None:
+  """an AMD device's HIP renderer becomes fa_uop's (its class swapped, as hopper() does; tinygrad's compile workers rebuild it from its
+  class): loads behind a guard as selects (AmdSelects), and the fp8 kernels fa_uop builds for gfx942 and gfx12 render (AmdFp8); every
+  kernel compiled for the device from then on, tinygrad's own too. tinygrad's LLVM renderer (AMD_LLVM=1) is left as it is"""
   r = Device[device].renderer
-  if type(r) in (HIPRenderer, HIPCCRenderer) and _amd_fp8_formats(r.target.arch):
+  if type(r) in (HIPRenderer, HIPCCRenderer):
     r.__class__ = AmdCCRenderer if type(r) is HIPCCRenderer else AmdRenderer
+    r.selects()
     r.fp8_formats()
 
 class _HopperRenderer(MinBlocks, FastMath, DynamicSmem, CUDARenderer):

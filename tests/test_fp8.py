@@ -6,7 +6,7 @@ import functools, shutil
 import numpy as np, pytest
 from tinygrad import Tensor, Context, UOp, dtypes
 from tinygrad.helpers import round_up
-from tinygrad.uop.ops import KernelInfo
+from tinygrad.uop.ops import AxisType, KernelInfo
 from fa_uop import target_for, SM80, RDNA3, RDNA4
 from fa_uop.tiles import Block, smem, copy_tile, wait_tile, acc_tile, tile_coords, rows_at, flat, frag_a, frags_b, mma, a_operand
 from conftest import host, nans, slow
@@ -88,7 +88,6 @@ def test_amd_fp8_conversions_build():
   """fp8 to float and back on gfx942 (fnuz) and gfx1201 (OCP) by the hardware's conversions (a C cast of the byte would give its
   integer value), each format's own instruction"""
   import re
-  from tinygrad.uop.ops import AxisType
   from fa_uop.compile import render, compile_source, amd_clang
   if not amd_clang(): pytest.skip("no clang-22")
   for arch, dt in (("gfx1201", dtypes.fp8e4m3), ("gfx1201", dtypes.fp8e5m2), ("gfx942", dtypes.fp8e4m3fnuz), ("gfx942", dtypes.fp8e5m2fnuz)):
@@ -99,8 +98,9 @@ def test_amd_fp8_conversions_build():
     assert re.search(rf"v_cvt_f32_{f}_", out) and f"v_cvt_pk_{f}_f32" in out, (arch, dt)
 
 def test_amd_device_renders_fp8(monkeypatch):
-  """a real gfx942 or gfx12 device (DEV=AMD) gets AmdFp8's renderer from target_for (its renderer's class swapped, as compile workers
-  rebuild it), which renders the fp8 kernel as the compile checks above do; gfx950's and RDNA3's render as tinygrad renders them"""
+  """a real AMD device (DEV=AMD) gets fa_uop's HIP renderer from target_for (its renderer's class swapped, as compile workers rebuild
+  it): on gfx942 and gfx12 it renders the fp8 kernel as the compile checks above do; on every AMD target it renders guarded loads as
+  selects (AmdSelects), as those checks do"""
   from tinygrad.helpers import Target as TgTarget
   from tinygrad.renderer.cstyle import HIPCCRenderer
   from fa_uop import target as tgt
@@ -108,14 +108,18 @@ def test_amd_device_renders_fp8(monkeypatch):
   for arch in ("gfx942", "gfx1201", "gfx950", "gfx1100"):
     dev = type("Dev", (), {"renderer": HIPCCRenderer(TgTarget("AMD", arch=arch))})()
     monkeypatch.setattr(tgt, "Device", {"AMD": dev})
-    tgt.amd_fp8("AMD")
-    if arch in ("gfx950", "gfx1100"):
-      assert type(dev.renderer) is HIPCCRenderer
-      continue
+    tgt.amd_renderer("AMD")
+    r = dev.renderer
+    assert type(r) is tgt.AmdCCRenderer
+    tgt.amd_renderer("AMD")   # once only
+    a, b = UOp.placeholder((64,), dtypes.half, 0), UOp.placeholder((64,), dtypes.half, 1)
+    i = UOp.range(64, 0, AxisType.GLOBAL)
+    guarded = b[i].store(a[(i + 7).valid(i < 57)] * 2).end(i).sink(arg=KernelInfo(name="fa_guard", opts_to_apply=()))
+    assert r.render(linear(guarded, arch)) == render(guarded, arch) and "?*" not in r.render(linear(guarded, arch)), arch
+    if arch in ("gfx950", "gfx1100"): continue
     t, dt, _ = fp8_built(arch)
-    t, r = t.fp8, dev.renderer
-    assert type(r) is tgt.AmdCCRenderer and dt in r.supported_dtypes() and dt in type(r)(r.target).supported_dtypes()
-    tgt.amd_fp8("AMD")   # once only
+    t = t.fp8
+    assert dt in r.supported_dtypes() and dt in type(r)(r.target).supported_dtypes()
     sink = sv_sink(*[UOp.placeholder((64, 64), dt, i) for i in range(3)] + [UOp.placeholder((64, 64), dtypes.float, i) for i in (3, 4)], target=t)
     assert r.render(linear(sink, arch)) == render(sink, arch)
 
