@@ -223,10 +223,13 @@ def tabled(target:Target, d:int, nq:int, nk:int, causal:bool, mods:str="") -> Fw
 def default_decode_config(target:Target, d:int, rows:int) -> FwdConfig:
   """the decoding kernel's tile for `rows` packed query rows (query heads of a GQA group × new queries): as few MMA row tiles
   as hold them, one warp each up to 4, and 64-key tiles (32 or 16 where K and V's do not fit beside Q's at large head dims, or the
-  target's registers hold fewer: Target.decode_kv)"""
+  target's registers hold fewer: Target.decode_kv elements of the key tile a warp). 16 keys past that take more warps, whose extra
+  rows are idle, to share the tile's copies (RDNA at D=256: one warp held 128 registers a lane of K and V in flight, 16-20 VGPRs
+  spilled; two, none)"""
   M = target.mma[0]
   warps = min(4, 1 << max(0, math.ceil(math.log2(math.ceil(rows / M)))))
-  return fitting(target, d, *(FwdConfig(warps * M, n, warps) for n in (64, 32, 16) if n * d <= target.decode_kv or n == 16))
+  wide = min(4, max(warps, 1 << math.ceil(math.log2(math.ceil(16 * d / target.decode_kv)))))
+  return fitting(target, d, *(FwdConfig(warps * M, n, warps) for n in (64, 32) if n * d <= target.decode_kv), FwdConfig(wide * M, 16, wide))
 
 # split-KV: about DECODE_WAVES blocks per multiprocessor (on the H100, 4 one-warp blocks of 36 KB of LDS kept the memory busiest,
 # docs/journal.md), each split at least DECODE_MIN_TILES KV tiles long, a multiple of 8 splits past 8 (the combine reads 8 at a time)

@@ -540,6 +540,7 @@ def _select_load(ld:UOp, ptr:UOp, alt:UOp, gate:UOp) -> UOp|None:
   the offsets stay the instructions')"""
   at = ptr.src[0] if ptr.op is Ops.CAST else ptr   # a vector load's pointer is a cast of its SHRINK
   if at.op not in (Ops.INDEX, Ops.SHRINK) or at.src[0].addrspace is not AddrSpace.GLOBAL: return None
+  if dtypes.is_float(ld.dtype) and ld.dtype.itemsize == 1: return None   # tinygrad would select 8-bit floats in float32
   i, width, size = at.src[1], at.src[2].arg if at.op is Ops.SHRINK else 1, at.src[0].src[0].arg if at.src[0].src else 0
   inner = i.src[0] if i.op is Ops.CAST else i
   if inner.op is Ops.ADD and inner.src[1].op is Ops.CONST and 0 <= (k:=inner.src[1].arg) <= size - width:

@@ -140,8 +140,9 @@ def _copy_rows(blk:Block, dst:Smem, src:UOp, r0:int, nrows:int, base:UOp, rows_v
   # a guard that reads data (a cache's length) keeps tinygrad from making one vector load of a gated piece: the piece is read from
   # an index clamped into the buffer instead (pieces are 16-byte aligned, as the async copy needs them), and a select keeps it or
   # zeros (RDNA4's decoding key tile at D=256: 418 VGPRs spilled reading scalars, 16 reading vectors). Where the guard reads no data,
-  # tinygrad turns the select back into a gated load, one vector (the AMD renderer then selects: target.AmdSelects)
-  if active is None and ok is not None:
+  # tinygrad turns the select back into a gated load, one vector (the AMD renderer then selects: target.AmdSelects). Not for 8-bit
+  # floats, which tinygrad selects in float32 (four conversions a piece)
+  if active is None and ok is not None and src.dtype.itemsize > 1:
     piece = (g // dst.vec).minimum((src.src[0] - dst.vec) // dst.vec)
     return dst.at(r, c + v).store(ok.where(src.index(piece * dst.vec + v), 0)).end(it, v)
   if active is None: return dst.at(r, c + v).store(src.index((g + v) if ok is None else (g + v).valid(ok))).end(it, v)
