@@ -533,21 +533,13 @@ class AmdFp8:
     return re.sub(r"_16x16x16__(fp8_fp8|bf8_bf8)_w32_gfx12", r"_16x16x16_\1_w32_gfx12", src)
 
 def _select_load(ld:UOp, ptr:UOp, alt:UOp, gate:UOp) -> UOp|None:
-  """a gated load from global memory as a load from an address that is always in the buffer and a select: HIP's (gate ? *p : alt) is
-  a branch around the load, which splits the kernel into blocks that the AMDGPU scheduler cannot order across (clang-22, gfx1100's
-  dK/dV at D=128 with a query tail: 473 VGPRs spilled; as selects none, docs/journal.md 2026-11-27). Where the gate is off the
-  address is element 0, or the index's constant offset where the buffer holds it (then a piece's loads share one selected base and
-  the offsets stay the instructions')"""
+  """a gated load from global memory as a load from an address that is always in the buffer (element 0 where the gate is off) and a
+  select: HIP's (gate ? *p : alt) is a branch around the load, which splits the kernel into blocks that the AMDGPU scheduler cannot
+  order across (clang-22, gfx1100's dK/dV at D=128 with a query tail: 473 VGPRs spilled; as selects none, docs/journal.md 2026-11-27)"""
   at = ptr.src[0] if ptr.op is Ops.CAST else ptr   # a vector load's pointer is a cast of its SHRINK
   if at.op not in (Ops.INDEX, Ops.SHRINK) or at.src[0].addrspace is not AddrSpace.GLOBAL: return None
   if dtypes.is_float(ld.dtype) and ld.dtype.itemsize == 1: return None   # tinygrad would select 8-bit floats in float32
-  i, width, size = at.src[1], at.src[2].arg if at.op is Ops.SHRINK else 1, at.src[0].src[0].arg if at.src[0].src else 0
-  inner = i.src[0] if i.op is Ops.CAST else i
-  if inner.op is Ops.ADD and inner.src[1].op is Ops.CONST and 0 <= (k:=inner.src[1].arg) <= size - width:
-    base = inner.src[0].cast(i.dtype) if i.op is Ops.CAST else inner.src[0]
-    safe = gate.where(base, base.const_like(0)) + k
-  else: safe = gate.where(i, i.const_like(0))
-  at = at.replace(src=(at.src[0], safe, *at.src[2:]))
+  at = at.replace(src=(at.src[0], gate.where(at.src[1], at.src[1].const_like(0)), *at.src[2:]))
   return gate.where(ld.replace(src=(ptr.replace(src=(at,)) if ptr.op is Ops.CAST else at,)), alt)
 
 class AmdSelects:
