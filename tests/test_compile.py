@@ -232,18 +232,22 @@ def test_dropin_mask_kernels(arch):
 # one that takes fewer lowers its row. B=2 H=4 Hkv=2 N=1000 causal (the query tail's guards are what spilled RDNA3's dK/dV), decoding
 # 8 query heads a KV head of 1024 keys, split 8 ways and paged
 ROWS: dict[str, dict[str, tuple[int, int, int]]] = {
-  "gfx1100": {"forward D=128": (188, 0, 39936), "dK/dV": (151, 0, 62464), "dQ": (182, 0, 57344), "decode": (254, 0, 13824), "combine": (22, 0, 0)},
+  "gfx1100": {"forward D=128": (188, 0, 39936), "dK/dV": (151, 0, 62464), "dQ": (182, 0, 57344), "decode": (161, 0, 18944), "combine": (22, 0, 0)},
   "gfx1201": {"forward D=128": (247, 0, 34816), "dK/dV": (244, 0, 62464), "dQ": (176, 0, 57344), "decode": (232, 0, 13056), "combine": (12, 0, 0)},
   "gfx942": {"forward D=128": (252, 0, 32768), "dK/dV": (298, 42, 57344), "dQ": (248, 0, 53248), "decode": (271, 15, 36864), "combine": (25, 0, 0)},
   "gfx950": {"forward D=128": (164, 0, 34816), "dK/dV": (242, 0, 62464), "dQ": (180, 0, 57344), "decode": (213, 0, 39168), "combine": (25, 0, 0),
              "forward D=48": (72, 0, 14336)}}
+
+# the masked kernels (D=64) that still use scratch: RDNA3's dK/dV (issue 32). Asserted exactly
+MASKED_SPILLS = {"gfx1100": ("masked dK/dV",)}
 
 # the masked kernels with FA_UOP_SLOW=1 (CI time: the rewrite of each takes seconds)
 @pytest.mark.parametrize("arch,masked", [(a, m) if not m else slow(a, m) for a in AMD for m in (False, True)])
 def test_amd_kernels(arch, masked):
   """every kernel on the four AMD targets builds with clang-22 and runs on the target's MMA with no LDS race: the forward (D=128
   and, on gfx950, D=48 on its narrow 16x16x16 MFMA), both backward kernels, the decoding kernel, split and paged, and its combine,
-  each within its resource row (ROWS) and without scratch; or the masked kernels with block maps, without scratch"""
+  each within its resource row (ROWS) and without scratch; or the masked kernels with block maps, without scratch but where
+  MASKED_SPILLS says"""
   if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
   t = TARGETS[arch]
   sinks = dict(zip(("masked forward", "masked dK/dV", "masked dQ"), masked_sinks(t)[:3])) if masked else \
@@ -256,7 +260,7 @@ def test_amd_kernels(arch, masked):
     assert name == "combine" or mma in out, f"{name}: no {mma}"
     assert lds_hazards(linear(sink, arch)) == [], name
     used[name] = r = resources(out)
-    assert r["scratch"] == 0 and r["vgpr_spill"] == 0, (name, r)
+    assert (r["scratch"] == 0 and r["vgpr_spill"] == 0) != (name in MASKED_SPILLS.get(arch, ())), (name, r)
   if os.environ.get("FA_UOP_ROWS"): print(arch, {n: (r["vgpr"], r["agpr"], r["lds"]) for n, r in used.items()})
   for name, r in used.items() if not masked else ():
     vgpr, agpr, lds = ROWS[arch][name]
