@@ -12,10 +12,10 @@ Run from the repository root (clang-22 and nvcc on PATH; no GPU): python3 script
 import math, os, re, sys
 sys.path.insert(0, os.getcwd()); sys.path.insert(0, os.path.join(os.getcwd(), "scripts"))
 from dataclasses import dataclass
-from tinygrad import UOp, dtypes
+from tinygrad import dtypes
 from fa_uop import SM90A, flash_fwd, flash_bwd_dkdv, flash_bwd_dq, FwdConfig, default_fwd_config, default_bwd_configs
 from fa_uop.compile import render, compile_source, resources
-from amd_resources import TARGETS, VGPR_FILE, LDS_CU
+from amd_resources import TARGETS, LDS_CU, ps, waves
 
 @dataclass(frozen=True)
 class Chip:
@@ -104,8 +104,6 @@ def predict(chip:Chip, c:dict, waves_block:int, blocks:int, lanes:int) -> tuple[
   t = max(pipes.values()) if w >= 2 else sum(pipes.values())
   return blocks * waves_block * c["flops"] / t * chip.ghz * 1e9 * chip.units / 1e12, max(pipes, key=pipes.get) if w >= 2 else "sum"
 
-def ps(shapes): return [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)]
-
 def amd_rows(D:int=128, B:int=16, N:int=8192, H:int=64):
   q, rows = ((B, H, N, D), dtypes.half), ((B, H, N), dtypes.float)
   for arch, t in TARGETS.items():
@@ -115,12 +113,9 @@ def amd_rows(D:int=128, B:int=16, N:int=8192, H:int=64):
                             ("dQ", flash_bwd_dq(*ps([q, q, q, q, rows, rows, q]), target=t, cfg=cq), cq)):
       asm = compile_source(render(sink, arch), arch)
       r, c = resources(asm), amd_counts(amd_loop(asm))
-      lanes = 32 if arch.startswith("gfx11") or arch.startswith("gfx12") else 64
-      file, cap, gran = VGPR_FILE[arch]
-      by_vgpr = min(cap, file // (-(-max(r["vgpr"], 1) // gran) * gran)) * 4 // cfg.warps
-      blocks = max(1, min(by_vgpr, LDS_CU[arch] // max(r["lds"], 1)))
-      tf, bound = predict(chip, c, cfg.warps, blocks, lanes)
-      yield arch, chip, name, cfg, blocks, c, tf, bound
+      blocks = max(1, min(waves(arch, r, cfg.warps)[0] * 4 // cfg.warps, LDS_CU[arch] // max(r["lds"], 1)))   # by VGPRs, by LDS
+      tf, bound = predict(chip, c, cfg.warps, blocks, t.warp)
+      yield arch, chip, name, cfg, blocks, c, t.warp, tf, bound
 
 def h100_rows():
   chip = CHIPS["sm_90a"]
@@ -145,7 +140,7 @@ if __name__ == "__main__":
   print(f"\nH100: predicted / measured {lo:.2f}-{hi:.2f}; the AMD rows below, divided by that, give their range ({FLYDSL})\n")
   print("| GPU | kernel | config | blocks a CU | MMA MFLOP / VALU / exp / LDS KB / L2 KB a wave-iteration | bound | predicted | ÷ H100's ratio |")
   print("|---|---|---|---|---|---|---|---|")
-  for arch, chip, name, cfg, blocks, c, tf, bound in amd_rows():
+  for arch, chip, name, cfg, blocks, c, lanes, tf, bound in amd_rows():
     print(f"| {chip.name} ({arch}) | {name} | {cfg} | {blocks} | {c['flops'] / 1e6:.2f} / {c['valu']} / {c['trans']} / "
-          f"{c['lds'] * (32 if chip.mma_on_valu else 64) / 1024:.1f} / {c['glob'] * (32 if chip.mma_on_valu else 64) / 1024:.1f} | {bound} | {tf:.0f} | "
+          f"{c['lds'] * lanes / 1024:.1f} / {c['glob'] * lanes / 1024:.1f} | {bound} | {tf:.0f} | "
           f"{tf / hi:.0f}-{tf / lo:.0f} |", flush=True)

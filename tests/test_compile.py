@@ -229,7 +229,7 @@ def test_dropin_mask_kernels(arch):
 
 # the resource rows clang-22 gives each kernel at D=128 (docs/performance.md's AMD table): (VGPRs, AGPRs, LDS bytes), with no scratch
 # anywhere (issue 32). Asserted as bounds, the LDS exactly: a kernel that takes more registers (fewer waves a SIMD) or any scratch fails;
-# one that takes fewer lowers its row. B=2 H=4 Hkv=2 N=1000 causal (the query tail's guards are what spilled RDNA3's dK/dV), decoding
+# one that takes fewer lowers its row (FA_UOP_ROWS=1 prints them). B=2 H=4 Hkv=2 N=1000 causal (the query tail's guards are what spilled RDNA3's dK/dV), decoding
 # 8 query heads a KV head of 1024 keys, split 8 ways and paged
 ROWS: dict[str, dict[str, tuple[int, int, int]]] = {
   "gfx1100": {"forward D=128": (188, 0, 39936), "dK/dV": (151, 0, 62464), "dQ": (182, 0, 57344), "decode": (161, 0, 18944), "combine": (22, 0, 0)},
