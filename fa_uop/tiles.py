@@ -113,11 +113,25 @@ def _pieces(blk:Block, rows:int, cols:int, asm:bool, variant:int=0, vec:int=8) -
   row and column, and whether the piece is in the tile (None: always). An inline asm statement (asm) cannot be vectorized, so its walk
   loops, at least twice: a statement survives as a dependency only at the END of a loop, and tinygrad removes a one-trip loop; the
   extra trip is switched off. variant walks the threads in another order."""
-  chunks = rows * cols // vec
-  steps = -(-chunks // blk.threads)
+  # tinygrad bounds no XOR, and an index it cannot bound is summed in 64 bits (RDNA's dQ at D=256: 28 -> 12 VGPRs spilled once masked
+  # to the block's threads, a power of two; the asm path sums its addresses in 64 bits anyway, see _copy_rows)
+  assert variant < blk.threads and blk.threads & (blk.threads - 1) == 0, f"variant {variant} of {blk.threads} threads"
+  tid = (blk.tid ^ variant) & (blk.threads - 1) if variant and not asm else blk.tid ^ variant
+  per_row = cols // vec
+  if blk.threads % per_row == 0 or per_row > blk.threads:
+    chunks = rows * per_row
+    steps = -(-chunks // blk.threads)
+    it = blk.range(max(steps, 2) if asm else steps, AxisType.LOOP if asm else AxisType.UPCAST)
+    chunk = it * blk.threads + tid
+    return it, chunk // per_row, chunk % per_row * vec, chunk < chunks if chunks % blk.threads or (asm and steps < 2) else None
+  # rows whose pieces the threads do not divide (D = 48, 80, 96, ...): each thread keeps one column and walks the rows threads // per_row
+  # at a time, its row and column worked out once. Walked as chunks, each piece had its own division, every one held across the loops
+  # (clang-22, gfx1100's masked dK/dV at D=80: 314 VGPRs spilled)
+  step = blk.threads // per_row
+  steps = -(-rows // step)
   it = blk.range(max(steps, 2) if asm else steps, AxisType.LOOP if asm else AxisType.UPCAST)
-  chunk = it * blk.threads + (blk.tid ^ variant)
-  return it, chunk // (cols // vec), chunk % (cols // vec) * vec, chunk < chunks if chunks % blk.threads or (asm and steps < 2) else None
+  r = it * step + tid // per_row
+  return it, r, tid % per_row * vec, all_of(tid < step * per_row, r < rows if rows % step or (asm and steps < 2) else None)
 
 def _rows_ok(r:UOp, rows_valid:UOp|int|None, end:int) -> UOp|None:
   """r < rows_valid, or None (no guard) where rows_valid, or the lower bound tinygrad knows of it, reaches end, past every row r"""
@@ -142,7 +156,7 @@ def _copy_rows(blk:Block, dst:Smem, src:UOp, r0:int, nrows:int, base:UOp, rows_v
   # zeros (RDNA4's decoding key tile at D=256: 418 VGPRs spilled reading scalars, 16 reading vectors). Where the guard reads no data,
   # tinygrad turns the select back into a gated load, one vector (the AMD renderer then selects: target.AmdSelects). Not for 8-bit
   # floats, which tinygrad selects in float32 (four conversions a piece)
-  if active is None and ok is not None and src.dtype.itemsize > 1:
+  if active is None and ok is not None and src.dtype.itemsize > 1 and any(u.op is Ops.INDEX for u in ok.toposort()):
     piece = (g // dst.vec).minimum((src.src[0] - dst.vec) // dst.vec)
     return dst.at(r, c + v).store(ok.where(src.index(piece * dst.vec + v), 0)).end(it, v)
   if active is None: return dst.at(r, c + v).store(src.index((g + v) if ok is None else (g + v).valid(ok))).end(it, v)

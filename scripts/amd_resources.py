@@ -2,7 +2,12 @@
 LDS, scratch, spilled VGPRs, the waves per SIMD the VGPRs and the LDS allow, and the instruction mix of the assembly (MFMA/WMMA, LDS
 reads and writes, global loads, lane exchanges). Shapes: B=2 H=4 Hkv=2 N=1000, causal, fp16, the default configs; decoding one query
 against 1000 keys, split 8 ways.
-Run from the repository root: python3 scripts/amd_resources.py [D ...]"""
+--every: every kernel fa_uop builds, at each head dim given (default: every one it accepts), built as test_compile builds them (its
+sinks: GQA, tails): the forward, dK/dV and dQ causal and not, the bf16 forward, the delta kernel, decoding (4 rows split 8 ways; 64
+rows paged), the combine, the cache writes (dense, paged), the masked kernels (a causal window, softcap, ALiBi and a document mask
+through block maps), the fp8 forward where the target has an fp8 MMA, each tuner candidate's forward, and (once) the block map
+kernels; in -j processes, then the rows that use scratch.
+Run from the repository root: python3 scripts/amd_resources.py [--every [-j N]] [D ...]"""
 import os, re, sys
 sys.path.insert(0, os.getcwd())
 from tinygrad import UOp, dtypes
@@ -36,15 +41,64 @@ def waves(arch:str, r:dict, warps:int) -> tuple[int, float]:
   by_lds = (LDS_CU[arch] // max(r["lds"], 1)) * warps / SIMDS[arch]   # a one-warp block's waves spread over the SIMDs: a fraction
   return by_vgpr, by_lds
 
+def every(t, D:int, first:bool) -> dict:
+  """name -> (a thunk building the sink, its config or None): every kernel fa_uop builds at head dim D on target t"""
+  sys.path.insert(0, os.path.join(os.getcwd(), "tests"))
+  from test_compile import fwd_sink, bwd_sinks, decode_sinks, masked_sinks
+  from fa_uop import flash_bwd_delta, flash_kv_write
+  from fa_uop.config import candidates
+  cf, (ck, cq) = default_fwd_config(t, D, True), default_bwd_configs(t, D)
+  jobs = {}
+  for causal in (True, False):
+    c = " causal" if causal else ""
+    jobs |= {f"fwd{c}": (lambda c=causal: fwd_sink(t, D, c), cf), f"dkdv{c}": (lambda c=causal: bwd_sinks(t, D, c)[0], ck),
+             f"dq{c}": (lambda c=causal: bwd_sinks(t, D, c)[1], cq)}
+  jobs["fwd bf16"] = (lambda: fwd_sink(t, D, True, dtypes.bfloat16), cf)
+  rows = ((2, 4, 1000, D), dtypes.half), ((2, 4, 1000), dtypes.float)
+  jobs["delta"] = (lambda: flash_bwd_delta(*ps([rows[0], rows[0], rows[1]]), target=t), None)
+  jobs["decode 4 rows split"] = (lambda: decode_sinks(t, D, True, 8, H=8)[0], default_decode_config(t, D, 4))
+  jobs["decode 64 rows paged"] = (lambda: decode_sinks(t, D, False, 1, 16, H=32, Hkv=2, Nq=4)[0], default_decode_config(t, D, 64))
+  jobs["combine"] = (lambda: decode_sinks(t, D, True, 8, H=8)[1], None)
+  cache, new = ((2, 2, 1024, D), dtypes.half), ((2, 2, 3, D), dtypes.half)
+  jobs["kv write"] = (lambda: flash_kv_write(*ps([cache, cache, new, new, ((2,), dtypes.int32)]), None), None)
+  pool = ((131, 2, 16, D), dtypes.half)
+  jobs["kv write paged"] = (lambda: flash_kv_write(*(p:=ps([pool, pool, new, new, ((2,), dtypes.int32), ((2, 64), dtypes.int32)]))), None)
+  for i, (name, c) in enumerate((("masked fwd", cf), ("masked dkdv", ck), ("masked dq", cq))): jobs[name] = (lambda i=i: masked_sinks(t, D)[i], c)
+  if first:
+    for i, name in enumerate(("block map classify", "block map compact", "block map head_sort", "block map schedule")):
+      jobs[name] = (lambda i=i: masked_sinks(t, 64)[3 + i], None)
+  if t.fp8 is not None and D % t.fp8.mma[2] == 0:   # the fp8 MMA's K (32 on CDNA) must divide the head dim
+    from fa_uop import flash_fwd
+    dt, c8 = t.fp8.in_dtypes[0], default_fwd_config(t.fp8, D, True)
+    sh = [((2, 4, 1000, D), dt), ((2, 2, 1000, D), dt), ((2, 2, 1000, D), dt), ((2, 4, 1000, D), dtypes.bfloat16), ((2, 4, 1000), dtypes.float)] + [((2, 2), dtypes.float)] * 3
+    jobs["fwd fp8"] = (lambda: flash_fwd(*ps(sh), target=t, cfg=c8, causal=True), c8)
+  for c in candidates(t, D): jobs[f"candidate {c}"] = (lambda c=c: fwd_sink(t, D, True, cfg=c), c)
+  return jobs
+
+def row(job:tuple) -> tuple[str, dict]:
+  arch, D, name, first, full = job
+  make, cfg = (every(TARGETS[arch], D, first) if full else sinks(TARGETS[arch], D))[name]
+  sink = make() if full else make
+  asm = compile_source(render(sink, arch), arch)
+  r, body = resources(asm), asm.split(".end_amdhsa_kernel")[0]
+  n = lambda pat: len(re.findall(pat, body, re.M))
+  w = '%d, %g' % waves(arch, r, cfg.warps) if cfg is not None else '%d, -' % waves(arch, r, 1)[0]
+  return (f"| {arch} | {D} | {name} | {cfg or ''} | {r['vgpr']} | {r['agpr']} | {r['lds'] / 1024:g} | {r['scratch']} | {r['vgpr_spill']} | {w} | "
+          f"{n(r'^\s+v_(mfma|wmma)')} | {n(r'^\s+ds_read|^\s+ds_load')} | {n(r'^\s+ds_write|^\s+ds_store')} | "
+          f"{n(r'^\s+global_load|^\s+buffer_load')} | {n(r'^\s+ds_bpermute')} |"), r
+
 if __name__ == "__main__":
+  args = sys.argv[1:]
+  full = "--every" in args
+  procs = int(args[args.index("-j") + 1]) if "-j" in args else 1
+  ds = [int(x) for i, x in enumerate(args) if x.isdigit() and (i == 0 or args[i - 1] != "-j")] or (list(range(16, 257, 16)) if full else [64, 128])
+  jobs = [(arch, D, name, D == ds[0], full) for D in ds for arch, t in TARGETS.items() for name in (every(t, D, D == ds[0]) if full else sinks(t, D))]
   print("| target | D | kernel | config | VGPR | AGPR | LDS KB | scratch B | spilled VGPRs | waves/SIMD by VGPR, LDS | MMA | LDS reads | LDS writes | global loads | bpermute |")
   print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-  for D in [int(x) for x in sys.argv[1:]] or [64, 128]:
-    for arch, t in TARGETS.items():
-      for name, (sink, cfg) in sinks(t, D).items():
-        asm = compile_source(render(sink, arch), arch)
-        r, body = resources(asm), asm.split(".end_amdhsa_kernel")[0]
-        n = lambda pat: len(re.findall(pat, body, re.M))
-        print(f"| {arch} | {D} | {name} | {cfg} | {r['vgpr']} | {r['agpr']} | {r['lds'] / 1024:g} | {r['scratch']} | {r['vgpr_spill']} | "
-              f"{'%d, %g' % waves(arch, r, cfg.warps)} | {n(r'^\s+v_(mfma|wmma)')} | {n(r'^\s+ds_read|^\s+ds_load')} | {n(r'^\s+ds_write|^\s+ds_store')} | "
-              f"{n(r'^\s+global_load|^\s+buffer_load')} | {n(r'^\s+ds_bpermute')} |", flush=True)
+  import multiprocessing
+  spilled = []
+  with multiprocessing.get_context("fork").Pool(procs) as pool:
+    for job, (line, r) in zip(jobs, pool.imap(row, jobs)):
+      print(line, flush=True)
+      if r["scratch"] or r["vgpr_spill"]: spilled.append(f"{job[0]} D={job[1]} {job[2]}: {r['scratch']} B, {r['vgpr_spill']} VGPRs")
+  print(f"\n{len(spilled)} of {len(jobs)} kernels use scratch" + "".join(f"\n- {s}" for s in spilled))
