@@ -113,25 +113,27 @@ def _pieces(blk:Block, rows:int, cols:int, asm:bool, variant:int=0, vec:int=8) -
   row and column, and whether the piece is in the tile (None: always). An inline asm statement (asm) cannot be vectorized, so its walk
   loops, at least twice: a statement survives as a dependency only at the END of a loop, and tinygrad removes a one-trip loop; the
   extra trip is switched off. variant walks the threads in another order."""
-  # tinygrad bounds no XOR, and an index it cannot bound is summed in 64 bits (RDNA's dQ at D=256: 28 -> 12 VGPRs spilled once masked
-  # to the block's threads, a power of two; the asm path sums its addresses in 64 bits anyway, see _copy_rows)
-  assert variant < blk.threads and blk.threads & (blk.threads - 1) == 0, f"variant {variant} of {blk.threads} threads"
-  tid = (blk.tid ^ variant) & (blk.threads - 1) if variant and not asm else blk.tid ^ variant
+  tid = blk.tid ^ variant
   per_row = cols // vec
   if blk.threads % per_row == 0 or per_row > blk.threads:
     chunks = rows * per_row
     steps = -(-chunks // blk.threads)
     it = blk.range(max(steps, 2) if asm else steps, AxisType.LOOP if asm else AxisType.UPCAST)
     chunk = it * blk.threads + tid
+    # the twin's threads past the tile copy its last piece again, the same bytes (a guarded LDS store is a branch, which the AMDGPU
+    # scheduler orders nothing across; see target.AmdSelects); the asm's copy takes a predicate
+    if not asm and chunks % blk.threads: return it, (ch:=chunk.minimum(chunks - 1)) // per_row, ch % per_row * vec, None
     return it, chunk // per_row, chunk % per_row * vec, chunk < chunks if chunks % blk.threads or (asm and steps < 2) else None
   # rows whose pieces the threads do not divide (D = 48, 80, 96, ...): each thread keeps one column and walks the rows threads // per_row
   # at a time, its row and column worked out once. Walked as chunks, each piece had its own division, every one held across the loops
-  # (clang-22, gfx1100's masked dK/dV at D=80: 314 VGPRs spilled)
+  # (clang-22, gfx1100's masked dK/dV at D=80: 314 VGPRs spilled). The twin's threads past them copy the next step's row, or the
+  # tile's last, again (as above)
   step = blk.threads // per_row
   steps = -(-rows // step)
   it = blk.range(max(steps, 2) if asm else steps, AxisType.LOOP if asm else AxisType.UPCAST)
   r = it * step + tid // per_row
-  return it, r, tid % per_row * vec, all_of(tid < step * per_row, r < rows if rows % step or (asm and steps < 2) else None)
+  if not asm: return it, r.minimum(rows - 1), tid % per_row * vec, None
+  return it, r, tid % per_row * vec, all_of(tid < step * per_row, r < rows if rows % step or steps < 2 else None)
 
 def _rows_ok(r:UOp, rows_valid:UOp|int|None, end:int) -> UOp|None:
   """r < rows_valid, or None (no guard) where rows_valid, or the lower bound tinygrad knows of it, reaches end, past every row r"""

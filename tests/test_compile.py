@@ -232,11 +232,11 @@ def test_dropin_mask_kernels(arch):
 # one that takes fewer lowers its row (FA_UOP_ROWS=1 prints them). B=2 H=4 Hkv=2 N=1000 causal (the query tail's guards are what spilled RDNA3's dK/dV), decoding
 # 8 query heads a KV head of 1024 keys, split 8 ways and paged
 ROWS: dict[str, dict[str, tuple[int, int, int]]] = {
-  "gfx1100": {"forward D=128": (188, 0, 39936), "dK/dV": (151, 0, 62464), "dQ": (182, 0, 57344), "decode": (161, 0, 18944), "combine": (22, 0, 0)},
+  "gfx1100": {"forward D=128": (188, 0, 39936), "dK/dV": (153, 0, 62464), "dQ": (184, 0, 57344), "decode": (161, 0, 18944), "combine": (22, 0, 0)},
   "gfx1201": {"forward D=128": (247, 0, 34816), "dK/dV": (244, 0, 62464), "dQ": (176, 0, 57344), "decode": (232, 0, 13056), "combine": (12, 0, 0)},
-  "gfx942": {"forward D=128": (252, 0, 32768), "dK/dV": (298, 42, 57344), "dQ": (248, 0, 53248), "decode": (271, 15, 36864), "combine": (25, 0, 0)},
+  "gfx942": {"forward D=128": (252, 0, 32768), "dK/dV": (300, 44, 57344), "dQ": (248, 0, 53248), "decode": (271, 15, 36864), "combine": (25, 0, 0)},
   "gfx950": {"forward D=128": (164, 0, 34816), "dK/dV": (242, 0, 62464), "dQ": (180, 0, 57344), "decode": (213, 0, 39168), "combine": (25, 0, 0),
-             "forward D=48": (72, 0, 14336)}}
+             "forward D=48": (78, 0, 14336)}}
 
 # the masked kernels (D=64) that still use scratch: RDNA3's dK/dV (issue 32). Asserted exactly
 MASKED_SPILLS = {"gfx1100": ("masked dK/dV",)}
@@ -268,9 +268,9 @@ def test_amd_kernels(arch, masked):
   # MI300X's forward at D=128 in two 4-wave blocks a CU: half its 64 KB of LDS and, a wave64 lane, at most half its 512 VGPRs
   if arch == "gfx942" and not masked: assert used["forward D=128"]["lds"] <= 32768 and used["forward D=128"]["vgpr"] <= 256, used
 
-# head dim 256 where a kernel still uses scratch (RDNA's backward: S's and dP's fragments over 16 K-steps beside a warp's dQ of 16 rows
+# head dim 256 where a kernel still uses scratch (RDNA's dQ: S's and dP's fragments over 16 K-steps beside a warp's dQ of 16 rows
 # x 256, half a lane's 256 VGPRs; issue 32). Asserted exactly: one that starts or stops using scratch fails
-SPILLS_D256 = {"gfx1100": {"dK/dV", "dQ"}, "gfx1201": {"dQ"}, "gfx942": set(), "gfx950": set()}
+SPILLS_D256 = {"gfx1100": {"dQ"}, "gfx1201": {"dQ"}, "gfx942": set(), "gfx950": set()}
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1201", slow("gfx950"), slow("gfx1100")])
 def test_amd_d256_scratch(arch):
