@@ -5,7 +5,7 @@ against 1000 keys, split 8 ways.
 --every: every kernel fa_uop builds, at each head dim given (default: every one it accepts), built as test_compile builds them (its
 sinks: GQA, tails): the forward, dK/dV and dQ causal and not, the bf16 forward, the delta kernel, decoding (4 rows split 8 ways; 64
 rows paged), the combine, the cache writes (dense, paged), the masked kernels (a causal window, softcap, ALiBi and a document mask
-through block maps), the fp8 forward where the target has an fp8 MMA, each tuner candidate's forward, and (once) the block map
+through block maps; at MOD_DIMS each alone too), the fp8 forward where the target has an fp8 MMA, each tuner candidate's forward, and (once) the block map
 kernels; in -j processes, then the rows that use scratch.
 Run from the repository root: python3 scripts/amd_resources.py [--every [-j N]] [D ...]"""
 import os, re, sys
@@ -41,10 +41,12 @@ def waves(arch:str, r:dict, warps:int) -> tuple[int, float]:
   by_lds = (LDS_CU[arch] // max(r["lds"], 1)) * warps / SIMDS[arch]   # a one-warp block's waves spread over the SIMDs: a fraction
   return by_vgpr, by_lds
 
+MOD_DIMS = (64, 128, 256)   # the head dims --every builds each modification alone at (every one: all of them together)
+
 def every(t, D:int, first:bool) -> dict:
   """name -> (a thunk building the sink, its config or None): every kernel fa_uop builds at head dim D on target t"""
   sys.path.insert(0, os.path.join(os.getcwd(), "tests"))
-  from test_compile import fwd_sink, bwd_sinks, decode_sinks, masked_sinks
+  from test_compile import fwd_sink, bwd_sinks, decode_sinks, masked_sinks, MODS
   from fa_uop import flash_bwd_delta, flash_kv_write
   from fa_uop.config import candidates
   cf, (ck, cq) = default_fwd_config(t, D, True), default_bwd_configs(t, D)
@@ -64,6 +66,8 @@ def every(t, D:int, first:bool) -> dict:
   pool = ((131, 2, 16, D), dtypes.half)
   jobs["kv write paged"] = (lambda: flash_kv_write(*(p:=ps([pool, pool, new, new, ((2,), dtypes.int32), ((2, 64), dtypes.int32)]))), None)
   for i, (name, c) in enumerate((("masked fwd", cf), ("masked dkdv", ck), ("masked dq", cq))): jobs[name] = (lambda i=i: masked_sinks(t, D)[i], c)
+  for mod in MODS if D in MOD_DIMS else ():   # each modification alone (causal besides)
+    for i, (name, c) in enumerate(((f"{mod} fwd", cf), (f"{mod} dkdv", ck), (f"{mod} dq", cq))): jobs[name] = (lambda i=i, m=mod: masked_sinks(t, D, only=(m,))[i], c)
   if first:
     for i, name in enumerate(("block map classify", "block map compact", "block map head_sort", "block map schedule")):
       jobs[name] = (lambda i=i: masked_sinks(t, 64)[3 + i], None)

@@ -163,17 +163,21 @@ def test_delta_kernel_builds(arch):
   assert ("ld.global.v4.u16" in out and ".local" not in out) if arch == "sm_90" else (re.search("global_load_(b128|dwordx4)", out) and not resources(out)["scratch"])
   assert lds_hazards(linear(sink, arch)) == []
 
-def masked_sinks(target, D=64, N=320, H=4, Hkv=2):
+MODS = {"window": (100, None), "softcap": 30.0, "score_mod": lambda s, b, h, qi, kj, sl, d: s + sl[h] * (kj - qi).cast(dtypes.float),
+        "mask_mod": lambda b, h, qi, kj, sl, d: d[b, qi].eq(d[b, kj])}
+
+def masked_sinks(target, D=64, N=320, H=4, Hkv=2, only=tuple(MODS)):
   """the forward and both backward kernels with a causal window, softcap, an ALiBi score_mod reading a slopes buffer and a
-  document mask_mod reading document ids, through its block maps; then the two kernels that build a block map"""
+  document mask_mod reading document ids, through its block maps (or causal with those of them named in only); then the kernels
+  that build a block map"""
   from fa_uop.mods import Mods
   from fa_uop.blockmap import classify, compact, head_sort, schedule
-  mods = Mods(causal=True, window=(100, None), softcap=30.0, score_mod=lambda s, b, h, qi, kj, sl, d: s + sl[h] * (kj - qi).cast(dtypes.float),
-              mask_mod=lambda b, h, qi, kj, sl, d: d[b, qi].eq(d[b, kj]), n_args=2)
+  mods = Mods(causal=True, **{k: v for k, v in MODS.items() if k in only}, n_args=2)
   q, kv, rows = ((2, H, N, D), dtypes.half), ((2, Hkv, N, D), dtypes.half), ((2, H, N), dtypes.float)
   args = [((H,), dtypes.float), ((2, N), dtypes.int32)]
-  bmap = lambda TR, TC, hx=H: [((2, 1, math.ceil(N / TR), 2), dtypes.int32), ((2, 1, math.ceil(N / TR), math.ceil(N / TC)), dtypes.int32),
-                               ((2 * hx * math.ceil(N / TR),), dtypes.int32)]
+  bm = lambda TR, TC, hx=H: [((2, 1, math.ceil(N / TR), 2), dtypes.int32), ((2, 1, math.ceil(N / TR), math.ceil(N / TC)), dtypes.int32),
+                             ((2 * hx * math.ceil(N / TR),), dtypes.int32)]
+  bmap = lambda *a: bm(*a) if mods.masks_more else []   # the attention kernels' block maps, where their mods need one
   ps = lambda shapes: [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)]
   c_fwd, (c_kv, c_q) = default_fwd_config(target, D, True), default_bwd_configs(target, D)
   status = ((2, 1, math.ceil(N / 64), math.ceil(N / 64)), dtypes.int32)
@@ -181,8 +185,8 @@ def masked_sinks(target, D=64, N=320, H=4, Hkv=2):
           flash_bwd_dkdv(*ps([q, kv, kv, q, rows, rows, kv, kv, *args, *bmap(c_kv.block_m, c_kv.block_n, Hkv)]), target=target, cfg=c_kv, mods=mods),
           flash_bwd_dq(*ps([q, kv, kv, q, rows, rows, q, *args, *bmap(c_q.block_m, c_q.block_n)]), target=target, cfg=c_q, mods=mods),
           classify(*ps([status, *args]), mods=mods, nq=N, nk=N, TR=64, TC=64, keys=True),
-          compact(*ps(bmap(64, 64)[:2] + [status])),
-          head_sort(*ps([(n:=(2 * H * math.ceil(N / 64),), dtypes.int64), (n, dtypes.int64), (n, dtypes.int32), ((2 * H,), dtypes.int64), bmap(64, 64)[0]]),
+          compact(*ps(bm(64, 64)[:2] + [status])),
+          head_sort(*ps([(n:=(2 * H * math.ceil(N / 64),), dtypes.int64), (n, dtypes.int64), (n, dtypes.int32), ((2 * H,), dtypes.int64), bm(64, 64)[0]]),
                     HX=H, G=1, nC=math.ceil(N / 64)),
           schedule(*ps([(n, dtypes.int32), (n, dtypes.int64), (n, dtypes.int64), (n, dtypes.int32), ((2 * H,), dtypes.int64)]), slots=264))
 
