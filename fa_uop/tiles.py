@@ -113,27 +113,23 @@ def _pieces(blk:Block, rows:int, cols:int, asm:bool, variant:int=0, vec:int=8) -
   row and column, and whether the piece is in the tile (None: always). An inline asm statement (asm) cannot be vectorized, so its walk
   loops, at least twice: a statement survives as a dependency only at the END of a loop, and tinygrad removes a one-trip loop; the
   extra trip is switched off. variant walks the threads in another order."""
-  tid = blk.tid ^ variant
-  per_row = cols // vec
-  if blk.threads % per_row == 0 or per_row > blk.threads:
-    chunks = rows * per_row
-    steps = -(-chunks // blk.threads)
-    it = blk.range(max(steps, 2) if asm else steps, AxisType.LOOP if asm else AxisType.UPCAST)
-    chunk = it * blk.threads + tid
-    # the twin's threads past the tile copy its last piece again, the same bytes (a guarded LDS store is a branch, which the AMDGPU
-    # scheduler orders nothing across; see target.AmdSelects); the asm's copy takes a predicate
-    if not asm and chunks % blk.threads: return it, (ch:=chunk.minimum(chunks - 1)) // per_row, ch % per_row * vec, None
-    return it, chunk // per_row, chunk % per_row * vec, chunk < chunks if chunks % blk.threads or (asm and steps < 2) else None
-  # rows whose pieces the threads do not divide (D = 48, 80, 96, ...): each thread keeps one column and walks the rows threads // per_row
-  # at a time, its row and column worked out once. Walked as chunks, each piece had its own division, every one held across the loops
-  # (clang-22, gfx1100's masked dK/dV at D=80: 314 VGPRs spilled). The twin's threads past them copy the next step's row, or the
-  # tile's last, again (as above)
+  tid, per_row = blk.tid ^ variant, cols // vec
+  # rows whose pieces the threads do not divide (D = 48, 80, 96, ...): each thread keeps one column and walks the rows `step` at a
+  # time, its row and column worked out once. Walked as chunks of the tile, each piece had its own division, every one held across the
+  # loops (clang-22, gfx1100's masked dK/dV at D=80: 314 VGPRs spilled)
+  by_rows = blk.threads % per_row != 0 and per_row <= blk.threads
   step = blk.threads // per_row
-  steps = -(-rows // step)
+  steps = -(-rows // step) if by_rows else -(-rows * per_row // blk.threads)
   it = blk.range(max(steps, 2) if asm else steps, AxisType.LOOP if asm else AxisType.UPCAST)
-  r = it * step + tid // per_row
-  if not asm: return it, r.minimum(rows - 1), tid % per_row * vec, None
-  return it, r, tid % per_row * vec, all_of(tid < step * per_row, r < rows if rows % step or steps < 2 else None)
+  # the twin's threads past the tile copy a piece another thread copies, the same bytes (the next step's row or the tile's last): a
+  # guarded LDS store is a branch, which the AMDGPU scheduler orders nothing across (see target.AmdSelects); the asm's copy takes a predicate
+  if by_rows:
+    r = it * step + tid // per_row
+    if not asm: return it, r.minimum(rows - 1), tid % per_row * vec, None
+    return it, r, tid % per_row * vec, all_of(tid < step * per_row, r < rows if rows % step or steps < 2 else None)
+  chunks, chunk = rows * per_row, it * blk.threads + tid
+  if not asm and chunks % blk.threads: return it, (ch:=chunk.minimum(chunks - 1)) // per_row, ch % per_row * vec, None
+  return it, chunk // per_row, chunk % per_row * vec, chunk < chunks if chunks % blk.threads or (asm and steps < 2) else None
 
 def _rows_ok(r:UOp, rows_valid:UOp|int|None, end:int) -> UOp|None:
   """r < rows_valid, or None (no guard) where rows_valid, or the lower bound tinygrad knows of it, reaches end, past every row r"""

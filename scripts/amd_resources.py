@@ -64,7 +64,7 @@ def every(t, D:int, first:bool) -> dict:
   cache, new = ((2, 2, 1024, D), dtypes.half), ((2, 2, 3, D), dtypes.half)
   jobs["kv write"] = (lambda: flash_kv_write(*ps([cache, cache, new, new, ((2,), dtypes.int32)]), None), None)
   pool = ((131, 2, 16, D), dtypes.half)
-  jobs["kv write paged"] = (lambda: flash_kv_write(*(p:=ps([pool, pool, new, new, ((2,), dtypes.int32), ((2, 64), dtypes.int32)]))), None)
+  jobs["kv write paged"] = (lambda: flash_kv_write(*ps([pool, pool, new, new, ((2,), dtypes.int32), ((2, 64), dtypes.int32)])), None)
   for i, (name, c) in enumerate((("masked fwd", cf), ("masked dkdv", ck), ("masked dq", cq))): jobs[name] = (lambda i=i: masked_sinks(t, D)[i], c)
   for mod in MODS if D in MOD_DIMS else ():   # each modification alone (causal besides)
     for i, (name, c) in enumerate(((f"{mod} fwd", cf), (f"{mod} dkdv", ck), (f"{mod} dq", cq))): jobs[name] = (lambda i=i, m=mod: masked_sinks(t, D, only=(m,))[i], c)
