@@ -553,8 +553,31 @@ class AmdSelects:
     self.extra_matcher = PatternMatcher([(UPat(Ops.LOAD, src=(UPat.var("ptr"), UPat.var("alt"), UPat.var("gate")), name="ld"), _select_load)]) \
       + self.extra_matcher  # type: ignore[has-type]
 
-class AmdRenderer(AmdSelects, AmdFp8, HIPRenderer): pass
-class AmdCCRenderer(AmdSelects, AmdFp8, HIPCCRenderer): pass
+class AmdOffsets:
+  """A HIP renderer mixin: a global buffer of at most 4 GB addressed by a 32-bit unsigned byte offset from its base. HIP's `p + i`
+  (a signed int) is a 64-bit address a lane, two VGPRs, and clang keeps one for every access hoisted out of a loop; from a base clang
+  holds in SGPRs and one 32-bit VGPR (global_load's saddr form) more fit (clang-22, gfx1100's bf16 forward at D=112: 256 VGPRs and 67
+  spilled -> 225, none; RDNA's kernels with scratch at D=48-128 and 256, 58 -> 49; docs/journal.md 2026-11-27, twenty-third
+  session). Exact for every index in the buffer, the only ones loaded or stored"""
+  def offsets(self) -> bool:
+    # RDNA only (gfx11, gfx12: 256 VGPRs a lane). CDNA's 512 (AGPRs too) hold the 64-bit addresses, and there the offsets cost more
+    # VGPRs than they saved (clang-22 at D=128, 192 and 256: 99 kernels more, 60 fewer, 5 a wave less a SIMD and 2 one more)
+    return self.target.arch.startswith(("gfx11", "gfx12"))  # type: ignore[attr-defined]
+  def render_index(self, x:UOp, buf:UOp, idx:UOp) -> str:
+    if not self.offsets() or buf.addrspace is not AddrSpace.GLOBAL or not 0 < buf.max_numel() * (size:=buf.dtype.itemsize) <= 1 << 32:
+      return super().render_index(x, buf, idx)  # type: ignore[misc]
+    # an index's constant term: its last 4 KB go on the pointer, where clang folds them into the instruction's offset field as it did
+    # with the signed index (one offset for a tile's pieces), the rest into the offset, which must not be negative (m: a causal dQ's
+    # blocks are walked from the last, -8192·gidx) nor reach 4 GB
+    var, c = (idx.src[0], int(idx.src[1].vmin)) if idx.op is Ops.ADD and idx.src[1].vmin == idx.src[1].vmax else (idx, 0)
+    m = max(0, -int(var.vmin))
+    base = max(c - c % (4096 // size), m) if c else 0
+    if c and (buf.max_numel() - c + base) * size > 1 << 32: var, c, base = idx, 0, 0
+    off = f"(unsigned)({self[var]})" + (f"+{base}u" if base else "")  # type: ignore[index]
+    return f"((__typeof__({self[buf]}))((char*){self[buf]}+({off})*{size}u)" + (f"+{c - base})" if c - base else ")")  # type: ignore[index]
+
+class AmdRenderer(AmdOffsets, AmdSelects, AmdFp8, HIPRenderer): pass
+class AmdCCRenderer(AmdOffsets, AmdSelects, AmdFp8, HIPCCRenderer): pass
 
 def amd_renderer(device:str) -> None:
   """an AMD device's HIP renderer becomes fa_uop's (its class swapped, as hopper() does; tinygrad's compile workers rebuild it from its

@@ -7,7 +7,7 @@ sinks: GQA, tails): the forward, dK/dV and dQ causal and not, the bf16 forward, 
 rows paged), the combine, the cache writes (dense, paged), the masked kernels (a causal window, softcap, ALiBi and a document mask
 through block maps; at MOD_DIMS each alone too), the fp8 forward where the target has an fp8 MMA, each tuner candidate's forward, and (once) the block map
 kernels; in -j processes, then the rows that use scratch.
-Run from the repository root: python3 scripts/amd_resources.py [--every [-j N]] [D ...]"""
+Run from the repository root: python3 scripts/amd_resources.py [--every [-j N]] [--targets gfx1100,...] [D ...]"""
 import os, re, sys
 sys.path.insert(0, os.getcwd())
 from tinygrad import UOp, dtypes
@@ -95,8 +95,9 @@ if __name__ == "__main__":
   args = sys.argv[1:]
   full = "--every" in args
   procs = int(args[args.index("-j") + 1]) if "-j" in args else 1
+  archs = args[args.index("--targets") + 1].split(",") if "--targets" in args else list(TARGETS)
   ds = [int(x) for i, x in enumerate(args) if x.isdigit() and (i == 0 or args[i - 1] != "-j")] or (list(range(16, 257, 16)) if full else [64, 128])
-  jobs = [(arch, D, name, D == ds[0], full) for D in ds for arch, t in TARGETS.items() for name in (every(t, D, D == ds[0]) if full else sinks(t, D))]
+  jobs = [(arch, D, name, D == ds[0], full) for D in ds for arch in archs for name in (every(TARGETS[arch], D, D == ds[0]) if full else sinks(TARGETS[arch], D))]
   print("| target | D | kernel | config | VGPR | AGPR | LDS KB | scratch B | spilled VGPRs | waves/SIMD by VGPR, LDS | MMA | LDS reads | LDS writes | global loads | bpermute |")
   print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
   import multiprocessing

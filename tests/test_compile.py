@@ -236,8 +236,8 @@ def test_dropin_mask_kernels(arch):
 # one that takes fewer lowers its row (FA_UOP_ROWS=1 prints them). B=2 H=4 Hkv=2 N=1000 causal (the query tail's guards are what spilled RDNA3's dK/dV), decoding
 # 8 query heads a KV head of 1024 keys, split 8 ways and paged
 ROWS: dict[str, dict[str, tuple[int, int, int]]] = {
-  "gfx1100": {"forward D=128": (188, 0, 39936), "dK/dV": (153, 0, 62464), "dQ": (184, 0, 57344), "decode": (161, 0, 18944), "combine": (22, 0, 0)},
-  "gfx1201": {"forward D=128": (247, 0, 34816), "dK/dV": (244, 0, 62464), "dQ": (176, 0, 57344), "decode": (232, 0, 13056), "combine": (12, 0, 0)},
+  "gfx1100": {"forward D=128": (188, 0, 39936), "dK/dV": (149, 0, 62464), "dQ": (178, 0, 57344), "decode": (161, 0, 18944), "combine": (22, 0, 0)},
+  "gfx1201": {"forward D=128": (247, 0, 34816), "dK/dV": (240, 0, 62464), "dQ": (178, 0, 57344), "decode": (232, 0, 13056), "combine": (12, 0, 0)},
   "gfx942": {"forward D=128": (252, 0, 32768), "dK/dV": (300, 44, 57344), "dQ": (248, 0, 53248), "decode": (271, 15, 36864), "combine": (25, 0, 0)},
   "gfx950": {"forward D=128": (164, 0, 34816), "dK/dV": (242, 0, 62464), "dQ": (180, 0, 57344), "decode": (213, 0, 39168), "combine": (25, 0, 0),
              "forward D=48": (78, 0, 14336)}}
@@ -273,8 +273,9 @@ def test_amd_kernels(arch, masked):
   if arch == "gfx942" and not masked: assert used["forward D=128"]["lds"] <= 32768 and used["forward D=128"]["vgpr"] <= 256, used
 
 # head dim 256 where a kernel still uses scratch (RDNA's dQ: S's and dP's fragments over 16 K-steps beside a warp's dQ of 16 rows
-# x 256, half a lane's 256 VGPRs; issue 32). Asserted exactly: one that starts or stops using scratch fails
-SPILLS_D256 = {"gfx1100": {"dQ"}, "gfx1201": {"dQ"}, "gfx942": set(), "gfx950": set()}
+# x 256, half a lane's 256 VGPRs; and RDNA3's causal dK/dV, 2 VGPRs held for the epilogue since the 32-bit offsets, target.AmdOffsets,
+# which took its dQ from 20 to 12 spilled; issue 32). Asserted exactly: one that starts or stops using scratch fails
+SPILLS_D256 = {"gfx1100": {"dK/dV", "dQ"}, "gfx1201": {"dQ"}, "gfx942": set(), "gfx950": set()}
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1201", slow("gfx950"), slow("gfx1100")])
 def test_amd_d256_scratch(arch):

@@ -1,9 +1,11 @@
-import numpy as np, pytest
+import re, numpy as np, pytest
 from tinygrad import Tensor, UOp, dtypes, Device
 from tinygrad.uop.ops import AxisType, KernelInfo
 from tinygrad.dtype import AddrSpace
 from fa_uop import SM80, RDNA3, RDNA4, CDNA3, CDNA4, target_for
 from fa_uop.tiles import Block, a_from_acc
+from fa_uop.target import AmdOffsets
+from tinygrad.renderer.cstyle import ClangRenderer
 from conftest import all_targets, nans
 
 def test_sm80_layouts_match_ptx():
@@ -108,3 +110,27 @@ def test_ldmatrix_addresses_give_the_fragment_layouts(cols):
       for j in range(2):  # two n8 B fragments: from rows (n, k) of K, and transposed from rows (k, n) of V
         assert [tile[r0 + 8 * j + n, c0 + k] for n, k in (SM80.b.coords(l, e) for e in range(4))] == list(b[l, 4 * j:4 * j + 4])
         assert [tile[r0 + k, c0 + 8 * j + n] for n, k in (SM80.b.coords(l, e) for e in range(4))] == list(bt[l, 4 * j:4 * j + 4])
+
+class _OffsetsCPU(AmdOffsets, ClangRenderer):   # at module level: tinygrad's compile workers rebuild a renderer from its class
+  rendered: list[str] = []
+  def offsets(self) -> bool: return True   # as on RDNA
+  def render_index(self, x, buf, idx):
+    self.rendered.append(out:=super().render_index(x, buf, idx))
+    return out
+
+def test_amd_offsets_address_what_tinygrad_addresses(monkeypatch):
+  """the AMD renderer's global addresses, 32-bit unsigned byte offsets from the buffer's base with a constant on the pointer
+  (target.AmdOffsets), are tinygrad's: the same C on the CPU device (clang) gathers, slices past 4 KB, flips (an index whose variable
+  part goes negative) and strides, scalar and vector, exactly"""
+  rng = np.random.default_rng()
+  a, idx = rng.standard_normal((3, 100, 64)).astype(np.float16), rng.integers(0, 100, 9)
+  monkeypatch.setattr(Device["CPU"].renderer, "__class__", _OffsetsCPU)
+  _OffsetsCPU.rendered.clear()
+  x = Tensor(a, device="CPU")
+  outs = (x.permute(0, 2, 1)[:, :, Tensor(idx.astype(np.int32), device="CPU")].float() * 2, (x[:, 50:, :].float() + 1).contiguous(),
+          x.flip(1)[:, 3:].contiguous(), x.reshape(3, 100 * 64)[:, ::3].contiguous())
+  got = [o.numpy() for o in outs]
+  want = (a.transpose(0, 2, 1)[:, :, idx].astype(np.float32) * 2, a[:, 50:, :].astype(np.float32) + 1, a[:, ::-1][:, 3:], a.reshape(3, -1)[:, ::3])
+  for g, w in zip(got, want): np.testing.assert_array_equal(g, w)
+  forms = {"offset": r"u\)\)$", "constant on the pointer": r"u\)\+-?\d+\)$", "offset moved": r"\+\d+u\)\*"}
+  assert all(any(re.search(f, r) for r in _OffsetsCPU.rendered) for f in forms.values()), _OffsetsCPU.rendered
