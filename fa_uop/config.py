@@ -151,8 +151,8 @@ def candidates(target:Target, d:int) -> list[FwdConfig]:
   def ok(c:FwdConfig) -> bool:
     try: c.check(target, d)
     except ValueError: return False
-    rows, keys = target.fwd_warp   # and a warp's tile within the target's registers (Target.fwd_warp)
-    return not (c.by_wgmma(target, d) and (d + c.block_n) // 2 > 192) and c.block_m // c.warps <= rows and c.block_n <= keys
+    # and a warp's tile within the target's registers (Target.fwd_warp)
+    return not (c.by_wgmma(target, d) and (d + c.block_n) // 2 > 192) and c.block_m // c.warps <= target.fwd_warp[0] and c.block_n <= target.fwd_keys(d)
   return [c for c in CANDIDATES if ok(c)]
 
 def shape_class(d:int, nq:int, nk:int, causal:bool, mods:str="") -> str:
@@ -192,7 +192,8 @@ def _default_fwd_config(target:Target, d:int, causal:bool, nq:int|None, nk:int|N
   if target.warpgroups and d == 64: return FwdConfig(64, 128, 4)
   if target.warpgroups and d % 64 == 0: return FwdConfig(64, 64, 4)
   if target.mma_device == "CUDA" and d == 128 and not causal: return FwdConfig(64, 64, 4)
-  return fitting(target, d, FwdConfig(64, 32, 4), FwdConfig(64, 16, 4))   # past D=192 64x32x4's K and V tiles outgrow 48 KB
+  # past D=192 64x32x4's K and V tiles outgrow 48 KB; past D=128 32 keys outgrow RDNA's registers (Target.fwd_keys)
+  return fitting(target, d, *(c for c in (FwdConfig(64, 32, 4),) if c.block_n <= target.fwd_keys(d)), FwdConfig(64, 16, 4))
 
 def fitting(target:Target, d:int, *cfgs):
   """the first of cfgs that runs at head dim d on target (its LDS), else the last, whose check then says why not"""

@@ -96,10 +96,14 @@ class Target:
   # registers a lane may hold dK/dV's two accumulators in: past it the default backward splits the head dim over more warps (RDNA at
   # D=128: 64x32x4 holds 128 and spills, clang-22 gfx1201 24 VGPRs; 64x32x8s2 holds 64, none)
   bwd_acc: int = 1 << 16
-  # the most query rows and keys a warp's forward tile may hold: the tuner's candidates past them spill (RDNA, clang-22: two m-tiles a
-  # warp or 128 keys, 5 of 7 such candidates at D=64 and 128; with guarded loads as selects 64 keys too, gfx1100's 128x64x8 at D=64
-  # 42 VGPRs, gfx1201's 64x64x4 at D=128 1; one m-tile of up to 32 keys, none)
+  # the most query rows and keys a warp's forward tile may hold, the keys up to D=128 and fewer past it in proportion (a key tile of
+  # keys x head dim elements): the tuner's candidates past them spill (RDNA, clang-22: two m-tiles a warp or 128 keys, 5 of 7 such
+  # candidates at D=64 and 128; with guarded loads as selects 64 keys too, gfx1100's 128x64x8 at D=64 42 VGPRs, gfx1201's 64x64x4 at
+  # D=128 1; one m-tile of up to 32 keys, none; 32 keys at D=176-224 65-414, 16 none: docs/journal.md 2026-11-27, twenty-third)
   fwd_warp: tuple[int, int] = (1 << 16, 1 << 16)
+  def fwd_keys(self, d:int) -> int:
+    """the most keys a warp's forward tile may hold at head dim d (fwd_warp)"""
+    return self.fwd_warp[1] * 128 // max(d, 128)
   # the same GPU with a narrower MMA K, for head dims and tiles the wide one does not divide (CDNA4's 16x16x16 beside its 16x16x32)
   narrow: Target|None = None
   # the same GPU's 8-bit float MMA (its shape, A and B fragments, the formats it takes), where it has one (see for_dtype)
