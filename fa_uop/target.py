@@ -585,8 +585,9 @@ class AmdCCRenderer(AmdOffsets, AmdSelects, AmdFp8, HIPCCRenderer): pass
 
 def amd_renderer(device:str) -> None:
   """an AMD device's HIP renderer becomes fa_uop's (its class swapped, as hopper() does; tinygrad's compile workers rebuild it from its
-  class): loads behind a guard as selects (AmdSelects), and the fp8 kernels fa_uop builds for gfx942 and gfx12 render (AmdFp8); every
-  kernel compiled for the device from then on, tinygrad's own too. tinygrad's LLVM renderer (AMD_LLVM=1) is left as it is"""
+  class): loads behind a guard as selects (AmdSelects), RDNA's global addresses as 32-bit offsets (AmdOffsets), and the fp8 kernels
+  fa_uop builds for gfx942 and gfx12 render (AmdFp8); every kernel compiled for the device from then on, tinygrad's own too.
+  tinygrad's LLVM renderer (AMD_LLVM=1) is left as it is"""
   r = Device[device].renderer
   if type(r) in (HIPRenderer, HIPCCRenderer):
     r.__class__ = AmdCCRenderer if type(r) is HIPCCRenderer else AmdRenderer
