@@ -119,7 +119,9 @@ def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
   # past D=128 the K, V (or Q, dO) tiles of 64 rows outgrow 48 KB (sm_80) and 64 KB (RDNA, CDNA3): fewer rows and columns, over fewer
   # warps; dK/dV then split along the head dim where that fits, its accumulators halved (clang-22 at D=256: gfx942 no scratch, was 48
   # spilled VGPRs at 32x16x2; gfx1201 359 spilled, was 704; gfx1100 744, was 707: RDNA's are issue 32's; docs/journal.md 2026-11-26)
-  dq = fitting(target, d, BwdConfig(64, 32, 4), BwdConfig(32, 32, 2), BwdConfig(32, 16, 2))
+  # dQ's key tile a step within a warp's registers as the forward's (Target.fwd_keys: RDNA at D=160-224 32x32x2 spilled 17-203 VGPRs,
+  # 32x16x2 0-3; docs/journal.md 2026-11-27, twenty-third session)
+  dq = fitting(target, d, *(c for c in (BwdConfig(64, 32, 4), BwdConfig(32, 32, 2)) if c.block_n <= target.fwd_keys(d)), BwdConfig(32, 16, 2))
   # first those whose dK and dV accumulators the target's registers hold (Target.bwd_acc), each warp's key rows by head-dim columns
   M, N, _ = target.mma
   cands = (BwdConfig(64, 32, 4), BwdConfig(64, 32, 8, split=2), BwdConfig(16, 32, 2, split=2))

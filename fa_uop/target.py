@@ -102,7 +102,7 @@ class Target:
   # D=128 1; one m-tile of up to 32 keys, none; 32 keys at D=176-224 65-414, 16 none: docs/journal.md 2026-11-27, twenty-third)
   fwd_warp: tuple[int, int] = (1 << 16, 1 << 16)
   def fwd_keys(self, d:int) -> int:
-    """the most keys a warp's forward tile may hold at head dim d (fwd_warp)"""
+    """the most keys a warp's forward (and dQ) tile may hold at head dim d (fwd_warp)"""
     return self.fwd_warp[1] * 128 // max(d, 128)
   # the same GPU with a narrower MMA K, for head dims and tiles the wide one does not divide (CDNA4's 16x16x16 beside its 16x16x32)
   narrow: Target|None = None
