@@ -120,7 +120,7 @@ def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
   # warps; dK/dV then split along the head dim where that fits, its accumulators halved (clang-22 at D=256: gfx942 no scratch, was 48
   # spilled VGPRs at 32x16x2; gfx1201 359 spilled, was 704; gfx1100 744, was 707: RDNA's are issue 32's; docs/journal.md 2026-11-26)
   # dQ's key tile a step within a warp's registers as the forward's (Target.fwd_keys: RDNA at D=160-224 32x32x2 spilled 17-203 VGPRs,
-  # 32x16x2 0-3; docs/journal.md 2026-11-27, twenty-third session)
+  # 32x16x2 0-6; docs/journal.md 2026-11-27, twenty-third session)
   dq = fitting(target, d, *(c for c in (BwdConfig(64, 32, 4), BwdConfig(32, 32, 2)) if c.block_n <= target.fwd_keys(d)), BwdConfig(32, 16, 2))
   # first those whose dK and dV accumulators the target's registers hold (Target.bwd_acc), each warp's key rows by head-dim columns
   M, N, _ = target.mma
