@@ -121,7 +121,7 @@ def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
   # spilled VGPRs at 32x16x2; gfx1201 359 spilled, was 704; gfx1100 744, was 707: RDNA's are issue 32's; docs/journal.md 2026-11-26)
   # dQ's key tile a step within a warp's registers as the forward's (Target.fwd_keys: RDNA at D=160-224 32x32x2 spilled 17-203 VGPRs,
   # 32x16x2 0-6; docs/journal.md 2026-11-27, twenty-third session)
-  dq = fitting(target, d, *(c for c in (BwdConfig(64, 32, 4), BwdConfig(32, 32, 2)) if c.block_n <= target.fwd_keys(d)), BwdConfig(32, 16, 2))
+  dq = fitting(target, d, *keyed(target, d, BwdConfig(64, 32, 4), BwdConfig(32, 32, 2)), BwdConfig(32, 16, 2))
   # first those whose dK and dV accumulators the target's registers hold (Target.bwd_acc), each warp's key rows by head-dim columns
   M, N, _ = target.mma
   cands = (BwdConfig(64, 32, 4), BwdConfig(64, 32, 8, split=2), BwdConfig(16, 32, 2, split=2))
@@ -154,7 +154,7 @@ def candidates(target:Target, d:int) -> list[FwdConfig]:
     try: c.check(target, d)
     except ValueError: return False
     # and a warp's tile within the target's registers (Target.fwd_warp)
-    return not (c.by_wgmma(target, d) and (d + c.block_n) // 2 > 192) and c.block_m // c.warps <= target.fwd_warp[0] and c.block_n <= target.fwd_keys(d)
+    return not (c.by_wgmma(target, d) and (d + c.block_n) // 2 > 192) and c.block_m // c.warps <= target.fwd_warp[0] and bool(keyed(target, d, c))
   return [c for c in CANDIDATES if ok(c)]
 
 def shape_class(d:int, nq:int, nk:int, causal:bool, mods:str="") -> str:
@@ -195,7 +195,11 @@ def _default_fwd_config(target:Target, d:int, causal:bool, nq:int|None, nk:int|N
   if target.warpgroups and d % 64 == 0: return FwdConfig(64, 64, 4)
   if target.mma_device == "CUDA" and d == 128 and not causal: return FwdConfig(64, 64, 4)
   # past D=192 64x32x4's K and V tiles outgrow 48 KB; past D=128 32 keys outgrow RDNA's registers (Target.fwd_keys)
-  return fitting(target, d, *(c for c in (FwdConfig(64, 32, 4),) if c.block_n <= target.fwd_keys(d)), FwdConfig(64, 16, 4))
+  return fitting(target, d, *keyed(target, d, FwdConfig(64, 32, 4)), FwdConfig(64, 16, 4))
+
+def keyed(target:Target, d:int, *cfgs) -> list:
+  """those of cfgs whose key tile a warp's registers hold at head dim d (Target.fwd_keys)"""
+  return [c for c in cfgs if c.block_n <= target.fwd_keys(d)]
 
 def fitting(target:Target, d:int, *cfgs):
   """the first of cfgs that runs at head dim d on target (its LDS), else the last, whose check then says why not"""
