@@ -138,7 +138,7 @@ def flash_attention_backward(q:Tensor, k:Tensor, v:Tensor, o:Tensor, lse:Tensor,
   """Gradients (dq, dk, dv) of flash_attention, in the inputs' dtype, from its output o and logsumexp lse and the gradient do
   of o (and dlse of lse, if the loss used it). Shapes and modifications as in flash_attention; GQA's dk and dv sum over the
   query heads that share a KV head, with no copies of K or V. delta = rowsum(do ∘ o) − dlse, then the dK/dV and the dQ kernels.
-  softcap and score_mod are differentiated by tinygrad's UOp gradient; mod_args get no gradient."""
+  softcap's derivative is 1 - tanh², score_mod's tinygrad's UOp gradient; mod_args get no gradient."""
   target = _check(q, k, v, causal, scale)
   mods, mod_args = _mods(q, causal, window, softcap, score_mod, mask_mod, mod_args)
   return _backward(target, mods, q, k, v, o, lse, do, dlse, scale, configs, mod_args)
@@ -155,7 +155,7 @@ def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, 
   shard.check(("q", "o", "lse", "do"), (q, o, lse, do))
   if configs is not None and (len(configs) != 2 or not all(isinstance(c, BwdConfig) for c in configs)):
     raise TypeError(f"configs must be a pair of BwdConfig (dK/dV, dQ), got {configs!r}")
-  cfg_dkdv, cfg_dq = configs or default_bwd_configs(target, D)
+  cfg_dkdv, cfg_dq = configs or default_bwd_configs(target, D, mods.tag)
   for c in (cfg_dkdv, cfg_dq): c.check(target, q.shape[3])
   if cfg_dq.split != 1: raise ValueError(f"configs: the dQ kernel's warps split by rows only (split=1), got {cfg_dq}")
   do = do.cast(q.dtype).contiguous()

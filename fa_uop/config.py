@@ -106,7 +106,7 @@ class BwdConfig:
     body, _, split = s.partition("s")
     return BwdConfig(*map(int, body.split("x")), split=int(split or 1))  # type: ignore[arg-type]
 
-def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
+def default_bwd_configs(target:Target, d:int, mods:str="") -> tuple[BwdConfig, BwdConfig]:
   """(dK/dV, dQ) configs: 64 rows over 4 warps and 32 columns fit 48 KB of LDS up to D=128 in both; with wgmma 64 columns (64 KB
   at D=128, dynamic shared memory): on the H100 causal N=16384 D=128 8.53 → 7.49 ms, the document mask 3.60 → 3.05 ms, and faster
   on every sweep shape tried (docs/journal.md, 2026-11-25); dQ in 3 blocks an SM (168 registers, no spill: 3 x 64 KB of LDS), causal
@@ -126,7 +126,10 @@ def default_bwd_configs(target:Target, d:int) -> tuple[BwdConfig, BwdConfig]:
   M, N, _ = target.mma
   cands = (BwdConfig(64, 32, 4), BwdConfig(64, 32, 8, split=2), BwdConfig(16, 32, 2, split=2))
   held = [c for c in cands if 2 * (c.block_m * c.split // c.warps // M) * (d // c.split // N) * target.c.nelems <= target.bwd_acc]
-  return fitting(target, d, *held, *cands, dq), dq
+  kv = fitting(target, d, *held, *cands, dq)
+  # beyond causal (mods: fa_uop.mods.Mods.tag) a warp's queries a step within Target.fwd_keys under them, as the forward's keys (dQ's
+  # tile holds them at 32 keys: clang-22 on RDNA up to D=128)
+  return (kv if keyed(target, d, kv, mods=mods) else replace(kv, block_n=16 * kv.split)), dq
 
 # what the tuner tries; each is checked per target and head dim, so a target gets those its LDS holds: 128x64x4 and 128x128x8 take 80
 # and 128 KB at D=128 (of those here only gfx950's 160 KB), less at smaller head dims. 128x32x4 (two m-tiles per warp, Q's fragments
@@ -147,14 +150,14 @@ CANDIDATES = (FwdConfig(64, 32, 4), FwdConfig(64, 64, 4), FwdConfig(128, 32, 8),
               FwdConfig(128, 128, 8, tma=True, ring=2, pingpong=True), FwdConfig(128, 64, 8, tma=True, ring=2, pingpong=True),
               FwdConfig(128, 192, 8, tma=True, ring=2, pingpong=True), FwdConfig(128, 224, 8, tma=True, ring=2, pingpong=True))
 
-def candidates(target:Target, d:int) -> list[FwdConfig]:
+def candidates(target:Target, d:int, mods:str="") -> list[FwdConfig]:
   # a wgmma warpgroup holds O and S, (d + block_n) / 2 floats a thread: past 192 ptxas spills them (fp8 D=256 128x192x8tr2p: 1216
   # bytes and serialized wgmma), so the tuner does not time them
   def ok(c:FwdConfig) -> bool:
     try: c.check(target, d)
     except ValueError: return False
-    # and a warp's tile within the target's registers (Target.fwd_warp)
-    return not (c.by_wgmma(target, d) and (d + c.block_n) // 2 > 192) and c.block_m // c.warps <= target.fwd_warp[0] and bool(keyed(target, d, c))
+    # and a warp's tile within the target's registers (Target.fwd_warp), under the modifications tagged mods
+    return not (c.by_wgmma(target, d) and (d + c.block_n) // 2 > 192) and c.block_m // c.warps <= target.fwd_warp[0] and bool(keyed(target, d, c, mods=mods))
   return [c for c in CANDIDATES if ok(c)]
 
 def shape_class(d:int, nq:int, nk:int, causal:bool, mods:str="") -> str:
@@ -173,7 +176,7 @@ def default_fwd_config(target:Target, d:int, causal:bool=False, nq:int|None=None
   # the wide key tiles (192, 224) were timed without modifications: under one beyond causal (a window's, softcap's, score_mod's or
   # mask_mod's work a column) they spill (D=128 192: 36-52 bytes under a document mask, 40 under a softcap; fp8's 224: 24 under a
   # window or a document mask, S in 448 bytes of local memory under a softcap), so they take 128 keys, as measured before them
-  return replace(cfg, block_n=128) if cfg.block_n > 128 and mods.replace("causal", "").strip("_") else cfg
+  return replace(cfg, block_n=128) if cfg.block_n > 128 and beyond(mods) else cfg
 
 def _default_fwd_config(target:Target, d:int, causal:bool, nq:int|None, nk:int|None, mods:str) -> FwdConfig:
   # the table was measured on 16-bit inputs: fp8's MMA (8-bit wgmma reads Vᵀ, its own tiles) takes the fixed defaults below
@@ -195,11 +198,16 @@ def _default_fwd_config(target:Target, d:int, causal:bool, nq:int|None, nk:int|N
   if target.warpgroups and d % 64 == 0: return FwdConfig(64, 64, 4)
   if target.mma_device == "CUDA" and d == 128 and not causal: return FwdConfig(64, 64, 4)
   # past D=192 64x32x4's K and V tiles outgrow 48 KB; past D=128 32 keys outgrow RDNA's registers (Target.fwd_keys)
-  return fitting(target, d, *keyed(target, d, FwdConfig(64, 32, 4)), FwdConfig(64, 16, 4))
+  return fitting(target, d, *keyed(target, d, FwdConfig(64, 32, 4), mods=mods), FwdConfig(64, 16, 4))
 
-def keyed(target:Target, d:int, *cfgs) -> list:
-  """those of cfgs whose key tile a warp's registers hold at head dim d (Target.fwd_keys)"""
-  return [c for c in cfgs if c.block_n <= target.fwd_keys(d)]
+def beyond(mods:str) -> bool:
+  """whether the modifications' tag (fa_uop.mods.Mods.tag) names any beyond causal"""
+  return bool(mods.replace("causal", "").strip("_"))
+
+def keyed(target:Target, d:int, *cfgs, mods:str="") -> list:
+  """those of cfgs whose key tile (dK/dV's queries) a warp's registers hold at head dim d, under the modifications tagged mods
+  (Target.fwd_keys)"""
+  return [c for c in cfgs if c.block_n // c.split <= target.fwd_keys(d, beyond(mods))]
 
 def fitting(target:Target, d:int, *cfgs):
   """the first of cfgs that runs at head dim d on target (its LDS), else the last, whose check then says why not"""

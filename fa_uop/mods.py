@@ -61,10 +61,13 @@ class Mods:
     return x
 
   def dscore(self, x:UOp, b:UOp, h:UOp, qi:UOp, kj:UOp, args:tuple[UOp, ...], lim:tuple) -> UOp:
-    """d score / d x, derived by tinygrad's UOp gradient from the score itself, at x"""
-    leaf = UOp.placeholder((1,), dtypes.float, slot=1 << 20)[0]   # a stand-in for x, substituted once differentiated
-    y = self.score(leaf, b, h, qi, kj, args, lim)
-    return compute_gradient(y, y.const_like(1.0), {leaf})[leaf].substitute({leaf: x})
+    """d score / d x at x: softcap's as 1 - tanh² of the tanh the score computes, times score_mod's by tinygrad's UOp gradient"""
+    d, y = x.const_like(1.0), x
+    if self.softcap is not None: d, y = 1 - (t:=_tanh(x * (1 / self.softcap))) * t, t * self.softcap
+    if self.score_mod is None: return d
+    leaf = UOp.placeholder((1,), dtypes.float, slot=1 << 20)[0]   # a stand-in for the score_mod's score, substituted once differentiated
+    z = self.score_mod(leaf, *user_idx(b, h, qi, kj, lim), *args)
+    return d * compute_gradient(z, z.const_like(1.0), {leaf})[leaf].substitute({leaf: y})
 
   def keep(self, b:UOp, h:UOp, qi:UOp, kj:UOp, nk:UOp|int|None, args:tuple[UOp, ...], lim:tuple) -> UOp:
     """whether query qi sees key kj: a real key (kj < nk; nk None: any) that the window, causal and mask_mod keep"""

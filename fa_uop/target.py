@@ -99,11 +99,15 @@ class Target:
   # the most query rows and keys a warp's forward tile may hold, the keys up to D=128 and fewer past it in proportion (a key tile of
   # keys x head dim elements): the tuner's candidates past them spill (RDNA, clang-22: two m-tiles a warp or 128 keys, 5 of 7 such
   # candidates at D=64 and 128; with guarded loads as selects 64 keys too, gfx1100's 128x64x8 at D=64 42 VGPRs, gfx1201's 64x64x4 at
-  # D=128 1; one m-tile of up to 32 keys, none; 32 keys at D=176-224 65-414, 16 none: docs/journal.md 2026-11-27, twenty-third)
-  fwd_warp: tuple[int, int] = (1 << 16, 1 << 16)
-  def fwd_keys(self, d:int) -> int:
-    """the most keys a warp's forward (and dQ) tile may hold at head dim d (fwd_warp)"""
-    return self.fwd_warp[1] * 128 // max(d, 128)
+  # D=128 1; one m-tile of up to 32 keys, none; 32 keys at D=176-224 65-414, 16 none: docs/journal.md 2026-11-27, twenty-third);
+  # under modifications beyond causal, whose work a score is held beside S, the keys shrink past the third's head dim instead (RDNA
+  # with a window, softcap, ALiBi and a document mask at 32 keys: gfx1100's forward at D=96-128 18-72 VGPRs spilled, gfx1201's dK/dV
+  # at 112 41; at 16 none: twenty-fourth session)
+  fwd_warp: tuple[int, int, int] = (1 << 16, 1 << 16, 128)
+  def fwd_keys(self, d:int, mods:bool=False) -> int:
+    """the most keys a warp's forward (and dQ; dK/dV's queries) tile may hold at head dim d (fwd_warp), with mods beyond causal or not;
+    a tile's 16 at least"""
+    return max(16, self.fwd_warp[1] * (m:=self.fwd_warp[2] if mods else 128) // max(d, m))
   # the same GPU with a narrower MMA K, for head dims and tiles the wide one does not divide (CDNA4's 16x16x16 beside its 16x16x32)
   narrow: Target|None = None
   # the same GPU's 8-bit float MMA (its shape, A and B fragments, the formats it takes), where it has one (see for_dtype)
@@ -355,7 +359,7 @@ RDNA3 = Target("gfx1100", "AMD", 32, (16, 16, 16),
   lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=96, lds_pad=True,
   # 256 VGPRs a lane, its A operands twice: D=128's Q alone takes 64 (clang-22: dQ's Q and dO held, 73 spilled; read, none); its
   # decoding key tile a warp half RDNA4's (D=256 at 2 warps 1 VGPR spilled, at 4 none; D=64's 32 keys took 248-256 VGPRs, 16 take 183)
-  hold=32, decode_kv=1024, bwd_acc=64, fwd_warp=(16, 32))
+  hold=32, decode_kv=1024, bwd_acc=64, fwd_warp=(16, 32, 80))
 
 # mma.sync m16n8k16 (PTX ISA "Matrix Fragments for mma.m16n8k16"): groupID = lane//4 picks rows (A, C) or the column (B)
 SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
@@ -401,7 +405,7 @@ RDNA4 = Target("gfx1201", "AMD", 32, (16, 16, 16),
   a=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)), b=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)),
   c=Frag((2, 8, 16), 2, lanes=(0, 2), elems=(1,)),
   lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=64, lds_pad=True,
-  hold=32, decode_kv=2048, bwd_acc=64, fwd_warp=(16, 32))   # 256 VGPRs a lane: D=128's Q held (32), dQ's Q and dO (64) read again (held, 7 spilled)
+  hold=32, decode_kv=2048, bwd_acc=64, fwd_warp=(16, 32, 96))   # 256 VGPRs a lane: D=128's Q held (32), dQ's Q and dO (64) read again (held, 7 spilled)
 RDNA4 = replace(RDNA4, fp8=_fp8(RDNA4, RDNA4.mma, RDNA4.a, RDNA4.b, OCP_FP8))
 
 # CDNA MFMA on 64-lane waves, v_mfma_f32_16x16x{16,32}: A and B hold K/4 consecutive k of row (column) lane%16, the k block lane//16;

@@ -48,7 +48,7 @@ def fwd_config(target:Target, device:str, shape:tuple[int, ...], nk:int, hkv:int
     rng = np.random.default_rng(0)
     q, k, v = [Tensor(rng.standard_normal(s, dtype=np.float32), device=device).cast(dtype).contiguous().realize()
                for s in ((B, H, Nq, D), (B, hkv, nk, D), (B, hkv, nk, D))]
-    times = {c: gpu_time(functools.partial(run, c, q, k, v), 5, device)[0] for c in candidates(target, D)}
+    times = {c: gpu_time(functools.partial(run, c, q, k, v), 5, device)[0] for c in candidates(target, D, mods)}
     cfg = min(times, key=times.get)
     entries = _load()
     entries[k_] = {"config": dataclasses.asdict(cfg),

@@ -46,7 +46,7 @@ MOD_DIMS = (64, 128, 256)   # the head dims --every builds each modification alo
 def every(t, D:int, first:bool) -> dict:
   """name -> (a thunk building the sink, its config or None): every kernel fa_uop builds at head dim D on target t"""
   sys.path.insert(0, os.path.join(os.getcwd(), "tests"))
-  from test_compile import fwd_sink, bwd_sinks, decode_sinks, masked_sinks, MODS
+  from test_compile import fwd_sink, bwd_sinks, decode_sinks, masked_sinks, masked_configs, MODS
   from fa_uop import flash_bwd_delta, flash_kv_write
   from fa_uop.config import candidates
   cf, (ck, cq) = default_fwd_config(t, D, True), default_bwd_configs(t, D)
@@ -65,9 +65,10 @@ def every(t, D:int, first:bool) -> dict:
   jobs["kv write"] = (lambda: flash_kv_write(*ps([cache, cache, new, new, ((2,), dtypes.int32)]), None), None)
   pool = ((131, 2, 16, D), dtypes.half)
   jobs["kv write paged"] = (lambda: flash_kv_write(*ps([pool, pool, new, new, ((2,), dtypes.int32), ((2, 64), dtypes.int32)])), None)
-  for i, (name, c) in enumerate((("masked fwd", cf), ("masked dkdv", ck), ("masked dq", cq))): jobs[name] = (lambda i=i: masked_sinks(t, D)[i], c)
+  for i, (name, c) in enumerate(zip(("masked fwd", "masked dkdv", "masked dq"), masked_configs(t, D))): jobs[name] = (lambda i=i: masked_sinks(t, D)[i], c)
   for mod in MODS if D in MOD_DIMS else ():   # each modification alone (causal besides)
-    for i, (name, c) in enumerate(((f"{mod} fwd", cf), (f"{mod} dkdv", ck), (f"{mod} dq", cq))): jobs[name] = (lambda i=i, m=mod: masked_sinks(t, D, only=(m,))[i], c)
+    for i, (name, c) in enumerate(zip((f"{mod} fwd", f"{mod} dkdv", f"{mod} dq"), masked_configs(t, D, (mod,)))):
+      jobs[name] = (lambda i=i, m=mod: masked_sinks(t, D, only=(m,))[i], c)
   if first:
     for i, name in enumerate(("block map classify", "block map compact", "block map head_sort", "block map schedule")):
       jobs[name] = (lambda i=i: masked_sinks(t, 64)[3 + i], None)

@@ -166,6 +166,12 @@ def test_delta_kernel_builds(arch):
 MODS = {"window": (100, None), "softcap": 30.0, "score_mod": lambda s, b, h, qi, kj, sl, d: s + sl[h] * (kj - qi).cast(dtypes.float),
         "mask_mod": lambda b, h, qi, kj, sl, d: d[b, qi].eq(d[b, kj])}
 
+def masked_configs(target, D, only=tuple(MODS)) -> tuple:
+  """the forward's, dK/dV's and dQ's default configs under causal and the MODS named in only, as the entry points take them"""
+  from fa_uop.mods import Mods
+  tag = Mods(causal=True, **{k: v for k, v in MODS.items() if k in only}).tag
+  return default_fwd_config(target, D, True, mods=tag), *default_bwd_configs(target, D, tag)
+
 def masked_sinks(target, D=64, N=320, H=4, Hkv=2, only=tuple(MODS)):
   """the forward and both backward kernels with a causal window, softcap, an ALiBi score_mod reading a slopes buffer and a
   document mask_mod reading document ids, through its block maps (or causal with those of them named in only); then the kernels
@@ -179,7 +185,7 @@ def masked_sinks(target, D=64, N=320, H=4, Hkv=2, only=tuple(MODS)):
                              ((2 * hx * math.ceil(N / TR),), dtypes.int32)]
   bmap = lambda *a: bm(*a) if mods.masks_more else []   # the attention kernels' block maps, where their mods need one
   ps = lambda shapes: [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)]
-  c_fwd, (c_kv, c_q) = default_fwd_config(target, D, True), default_bwd_configs(target, D)
+  c_fwd, c_kv, c_q = masked_configs(target, D, only)
   status = ((2, 1, math.ceil(N / 64), math.ceil(N / 64)), dtypes.int32)
   return (flash_fwd(*ps([q, kv, kv, q, rows, *args, *bmap(c_fwd.block_m, c_fwd.block_n)]), target=target, cfg=c_fwd, mods=mods),
           flash_bwd_dkdv(*ps([q, kv, kv, q, rows, rows, kv, kv, *args, *bmap(c_kv.block_m, c_kv.block_n, Hkv)]), target=target, cfg=c_kv, mods=mods),

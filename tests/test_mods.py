@@ -159,10 +159,19 @@ def test_window_gradients(emu, rng, causal, window, Nq, Nk):
 
 @slow_on("gfx1100")   # sm_80 by default (CI time)
 def test_softcap_gradients_on_large_scores(emu, rng):
-  """tinygrad's UOp gradient of the softcap through an overflow-free tanh: score / cap reaches about 60, past where exp(2x) overflows
+  """the softcap's derivative (1 - tanh²) from an overflow-free tanh: score / cap reaches about 60, past where exp(2x) overflows
   float32 (44). A small cap rather than larger queries: dK = scale·dSᵀQ grows with Q and so would its fp16 rounding."""
   bwd(rng, 1, 2, 1, 40, 50, 32, qmul=4.0, score=lambda s: 0.25 * np.tanh(s / 0.25), dscore=lambda s: 1 - np.tanh(s / 0.25) ** 2, causal=True,
       softcap=0.25)
+
+@slow_on("gfx1100")   # sm_80 by default (CI time)
+def test_softcap_then_score_mod_gradients(emu, rng):
+  """a score_mod that is not linear in the score, on the softcapped score: its derivative (tinygrad's UOp gradient, at the capped
+  score) chained with the softcap's 1 - tanh²"""
+  cap, g = 3.0, lambda y: y - 0.1 * y * y
+  bwd(rng, 1, 2, 1, 40, 50, 32, qmul=2.0, score=lambda s: g(cap * np.tanh(s / cap)),
+      dscore=lambda s: (1 - 0.2 * cap * np.tanh(s / cap)) * (1 - np.tanh(s / cap) ** 2), causal=True, softcap=cap,
+      score_mod=lambda s, b, h, q_idx, kv_idx: s - 0.1 * s * s)
 
 # the mods' gradients are built above the targets: with FA_UOP_SLOW=1 (CI time); by default test_kernels_get_only_the_buffers_they_read
 # checks the same mods' dq, dk and dv on sm_80 in fp16
