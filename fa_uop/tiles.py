@@ -112,8 +112,13 @@ def _pieces(blk:Block, rows:int, cols:int, asm:bool, variant:int=0, vec:int=8) -
   """The walk over a rows x cols tile's 16-byte pieces (vec elements each), blk.threads at a time: its range, this thread's piece's
   row and column, and whether the piece is in the tile (None: always). An inline asm statement (asm) cannot be vectorized, so its walk
   loops, at least twice: a statement survives as a dependency only at the END of a loop, and tinygrad removes a one-trip loop; the
-  extra trip is switched off. variant walks the threads in another order."""
-  tid, per_row = blk.tid ^ variant, cols // vec
+  extra trip is switched off. variant walks the threads in another order. Where a row's pieces are no power of two, rotated, so that
+  tinygrad knows the thread stays in [0, threads) and the row and column it divides out of it with it: as `tid ^ variant`, which it
+  bounds nowhere, they were unbounded and their indices int64 (RDNA's causal dK/dV at D=192: 256 VGPRs spilled, none rotated). Else
+  as measured before, with shifts and masks (rotated, gfx1100's 64x16x4 forward at D=128 spilled 14-19: docs/journal.md 2026-11-27,
+  twenty-fourth session); and so the asm's (NVIDIA's), whose addresses are summed in 64 bits"""
+  per_row = cols // vec
+  tid = blk.tid ^ variant if asm or per_row & (per_row - 1) == 0 else (blk.tid + variant) % blk.threads
   # rows whose pieces the threads do not divide (D = 48, 80, 96, ...): each thread keeps one column and walks the rows `step` at a
   # time, its row and column worked out once. Walked as chunks of the tile, each piece had its own division, every one held across the
   # loops (clang-22, gfx1100's masked dK/dV at D=80: 314 VGPRs spilled)

@@ -1,0 +1,12 @@
+# python evq.py arch:D:name ... with env PATCHES=remat,rfl (modules in /tmp/me/s24) -> resources
+import sys, os; sys.path.insert(0, 'scripts'); sys.path.insert(0, '.'); sys.path.insert(0, '/tmp/me/s24')
+for p in filter(None, os.environ.get("PATCHES", "").split(",")): __import__(p)
+import amd_resources as ar
+from multiprocessing import Pool
+def one(spec):
+  arch, D, name = spec.replace("+", " ").split(":"); D = int(D)
+  line, r = ar.row((arch, D, name, False, True))
+  return f"{arch} {D} {name}: {r['vgpr']} VGPRs, {r['vgpr_spill']} spilled"
+if __name__ == "__main__":
+  with Pool(int(os.environ.get("J", 2))) as p:
+    for l in p.imap(one, sys.argv[1:]): print(l, flush=True)
