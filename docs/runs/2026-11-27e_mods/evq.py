@@ -1,5 +1,5 @@
-# python evq.py arch:D:name ... with env PATCHES=remat,rfl (modules in /tmp/me/s24) -> resources
-import sys, os; sys.path.insert(0, 'scripts'); sys.path.insert(0, '.'); sys.path.insert(0, '/tmp/me/s24')
+# python3 evq.py arch:D:name ... (names with + for spaces; from the repository root), with PATCHES=remat,rfl (modules here) -> resources
+import sys, os; sys.path.insert(0, 'scripts'); sys.path.insert(0, '.'); sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 for p in filter(None, os.environ.get("PATCHES", "").split(",")): __import__(p)
 import amd_resources as ar
 from multiprocessing import Pool
