@@ -166,19 +166,22 @@ def test_delta_kernel_builds(arch):
 MODS = {"window": (100, None), "softcap": 30.0, "score_mod": lambda s, b, h, qi, kj, sl, d: s + sl[h] * (kj - qi).cast(dtypes.float),
         "mask_mod": lambda b, h, qi, kj, sl, d: d[b, qi].eq(d[b, kj])}
 
-def masked_configs(target, D, only=tuple(MODS)) -> tuple:
-  """the forward's, dK/dV's and dQ's default configs under causal and the MODS named in only, as the entry points take them"""
+def masked_mods(only=tuple(MODS)):
+  """causal and the MODS named in only, reading two mod_args (ALiBi's slopes, the document ids)"""
   from fa_uop.mods import Mods
-  tag = Mods(causal=True, **{k: v for k, v in MODS.items() if k in only}).tag
+  return Mods(causal=True, **{k: v for k, v in MODS.items() if k in only}, n_args=2)
+
+def masked_configs(target, D, only=tuple(MODS)) -> tuple:
+  """the forward's, dK/dV's and dQ's default configs under masked_mods(only), as the entry points take them"""
+  tag = masked_mods(only).tag
   return default_fwd_config(target, D, True, mods=tag), *default_bwd_configs(target, D, tag)
 
 def masked_sinks(target, D=64, N=320, H=4, Hkv=2, only=tuple(MODS)):
   """the forward and both backward kernels with a causal window, softcap, an ALiBi score_mod reading a slopes buffer and a
   document mask_mod reading document ids, through its block maps (or causal with those of them named in only); then the kernels
   that build a block map"""
-  from fa_uop.mods import Mods
   from fa_uop.blockmap import classify, compact, head_sort, schedule
-  mods = Mods(causal=True, **{k: v for k, v in MODS.items() if k in only}, n_args=2)
+  mods = masked_mods(only)
   q, kv, rows = ((2, H, N, D), dtypes.half), ((2, Hkv, N, D), dtypes.half), ((2, H, N), dtypes.float)
   args = [((H,), dtypes.float), ((2, N), dtypes.int32)]
   bm = lambda TR, TC, hx=H: [((2, 1, math.ceil(N / TR), 2), dtypes.int32), ((2, 1, math.ceil(N / TR), math.ceil(N / TC)), dtypes.int32),
