@@ -24,7 +24,7 @@ def _wgmma(target:Target, cfg:BwdConfig, d:int) -> bool:
   (with split: each warpgroup's head-dim columns too, and P's and dS's tiles, which the products read from LDS)"""
   W = cfg.warps // cfg.split
   return target.warpgroups and W % 4 == 0 and cfg.block_m == W * target.mma[0] and d % 64 == 0 and cfg.block_n % 16 == 0 and \
-    (cfg.split == 1 or (d // cfg.split % 64 == 0 and cfg.block_n % 64 == 0))
+    (cfg.split == 1 or (cfg.cols(d) % 64 == 0 and cfg.block_n % 64 == 0))
 
 def _scores(blk:Block, s:UOp, sc:float, pos:Callable[[UOp, UOp], tuple[UOp, UOp]], masked:bool, keep:Callable[[UOp, UOp], UOp],
             score:Callable[[UOp, UOp, UOp], UOp]|None, dscore:Callable[[UOp, UOp, UOp], UOp]|None) -> tuple[UOp, UOp|None]:
@@ -92,7 +92,8 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   BK, BQ, W, S = cfg.block_m, cfg.block_n, cfg.warps, cfg.split
   M, N, K = target.mma
   WR = BK // (W // S)                            # key rows per warp
-  QC, DC = BQ // S, D // S                       # a warp's query columns of Sᵀ and dPᵀ, and head-dim columns of dK and dV
+  QC, DC = BQ // S, cfg.cols(D)                 # a warp's query columns of Sᵀ and dPᵀ, and head-dim columns of dK and dV
+  DT = S * DC                                    # the tiles' columns: D, and the phantom columns of an uneven split (BwdConfig.cols)
   sc = 1 / math.sqrt(D) if scale is None else scale
   c = sc * LOG2E
 
@@ -110,9 +111,10 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   # Hopper: the four products by wgmma (Sᵀ and dPᵀ from LDS, dV and dK with Pᵀ and dSᵀ from registers, or with split from their LDS
   # tiles), the tiles in its swizzle atoms
   wg = _wgmma(target, cfg, D)
-  k_s, v_s = smem(blk, BK, D, k.dtype, atom=64 if wg else 0), smem(blk, BK, D, k.dtype, atom=64 if wg else 0)
-  q_s, do_s = smem(blk, BQ, D, q.dtype, atom=64 if wg else 0), smem(blk, BQ, D, q.dtype, atom=64 if wg else 0)
-  kv_copy = UOp.group(copy_tile(blk, k_s, kg, rows_at(kv_base, D), Nk - n0), copy_tile(blk, v_s, vg, rows_at(kv_base, D), Nk - n0, variant=1))
+  k_s, v_s = smem(blk, BK, DT, k.dtype, atom=64 if wg else 0), smem(blk, BK, DT, k.dtype, atom=64 if wg else 0)
+  q_s, do_s = smem(blk, BQ, DT, q.dtype, atom=64 if wg else 0), smem(blk, BQ, DT, q.dtype, atom=64 if wg else 0)
+  kv_copy = UOp.group(copy_tile(blk, k_s, kg, rows_at(kv_base, D), Nk - n0, cols=D),
+                      copy_tile(blk, v_s, vg, rows_at(kv_base, D), Nk - n0, variant=1, cols=D))
 
   dk_acc, dv_acc = acc_tile(blk, WR // M, DC // N), acc_tile(blk, WR // M, DC // N)
   hold_kv = target.holds(2 * WR // M, D // K, k.dtype.itemsize)
@@ -184,8 +186,8 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     h = hk * G + g
     i0 = tile * BQ
     q_base = ((b * H + h) * Nq + i0) * D
-    qc = copy_tile(blk, q_s.after(it, *after), qg, rows_at(q_base, D), Nq - i0, variant=variant)
-    dc = copy_tile(blk, do_s.after(it, *after), dog, rows_at(q_base, D), Nq - i0, variant=variant + 1)
+    qc = copy_tile(blk, q_s.after(it, *after), qg, rows_at(q_base, D), Nq - i0, variant=variant, cols=D)
+    dc = copy_tile(blk, do_s.after(it, *after), dog, rows_at(q_base, D), Nq - i0, variant=variant + 1, cols=D)
     qt, dot = wait_tile(blk, q_s, qc, dc, kv_copy), wait_tile(blk, do_s, qc, dc, kv_copy)
     carried = () if carry is None else (carry(UOp.group(qc, dc)),)
     # K's and V's A fragments, held across the query loop where the target's budget holds them, else read again each step
@@ -252,7 +254,8 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   # through K's and V's LDS tiles, free now, in whole 16-byte pieces of rows (the softmax scale applied to dK once, here)
   dk_acc = dk_acc.after((dk_rows:=rows_view(blk, dk_acc)).store(dk_rows * sc))
   stage = lambda t: t if g_done is None else t.after(g_done)
-  stores = [store_acc(blk, acc, stage(t), rows0, flat(out), rows_at(kv_base, D), Nk - n0, cols0=d0) for acc, t, out in ((dk_acc, k_s, dk), (dv_acc, v_s, dv))]
+  stores = [store_acc(blk, acc, stage(t), rows0, flat(out), rows_at(kv_base, D), Nk - n0, cols0=d0, cols=D)
+            for acc, t, out in ((dk_acc, k_s, dk), (dv_acc, v_s, dv))]
   flops = 2 * 4 * B * H * Nq * Nk * D // (2 if causal else 1)
   info = _info(mods.name("fa_bwd_dkdv", D), flops, (2 * B * H * Nq + 4 * B * Hkv * Nk) * D * q.dtype.itemsize, cfg)
   return UOp.group(*stores).end(blk.warp, blk.lane).end(*grid).sink(arg=info).rtag(1)

@@ -53,8 +53,8 @@ class FwdConfig:
       raise ValueError(f"split={self.split} must be a power of two dividing warps={self.warps}")
     if self.block_m % (self.warps // self.split * M):
       raise ValueError(f"block_m={self.block_m} must split into {self.warps // self.split} warps of {M}-row MMA tiles")
-    # split: each warp's Sᵀ columns and dK/dV head-dim columns, whole pairs of B fragments (16 columns)
-    if self.split > 1 and (self.block_n // self.split % 16 or d // self.split % 16):
+    # split: each warp's Sᵀ columns and dK/dV head-dim columns, whole pairs of B fragments (16 columns; BwdConfig.cols)
+    if self.split > 1 and (self.block_n // self.split % 16 or d % 16):
       raise ValueError(f"split={self.split}: block_n={self.block_n} and the head dim {d} must split into columns of 16")
     if d % K or d % N: raise ValueError(f"head dim {d} must be a multiple of the MMA K={K} and N={N}")
     if self.block_n % 16 or self.block_n % N or self.block_n % K:
@@ -93,11 +93,17 @@ class BwdConfig:
   tma: ClassVar[bool] = False   # the backward's copies are the target's async copies, issued by its own warps
   ring: ClassVar[int] = 0
   pingpong: ClassVar[bool] = False
+  def cols(self, d:int) -> int:
+    """a warp's head-dim columns of dK and dV: d in whole 16-column pieces split `split` ways, the last group's past d phantom where the
+    pieces do not divide (D=176, 11 pieces: two groups of 96 columns, as D=192's; they read the K, V, Q and dO tiles' padding and are
+    never stored), so an odd count of pieces splits too (RDNA's dK/dV at D=176-240 unsplit, 176-240 accumulators a lane: 45-280 VGPRs
+    spilled, docs/journal.md 2026-11-28)"""
+    return 16 * -(-d // (16 * self.split)) if self.split > 1 else d
   def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
     # P and dS through LDS, a tile each: shared by the warps with split; else where the C and A layouts differ (a_operand's tiles)
     row = lambda cols: target.lds_row(cols, itemsize)   # a tile row's elements (Target.lds_pad: 16 bytes more)
     ds_tiles = 0 if self.split == 1 and target.mma_device == "CUDA" else 2 * self.block_m * row(self.block_n)
-    return itemsize * (2 * (self.block_m + self.block_n) * row(d) + ds_tiles)
+    return itemsize * (2 * (self.block_m + self.block_n) * row(self.split * self.cols(d)) + ds_tiles)
   def check(self, target:Target, d:int) -> Target: return FwdConfig.check(self, target, d)  # type: ignore[arg-type]
   def __str__(self) -> str: return FwdConfig.__str__(self)  # type: ignore[arg-type]
   @staticmethod
@@ -125,8 +131,9 @@ def default_bwd_configs(target:Target, d:int, mods:str="") -> tuple[BwdConfig, B
   # first those whose dK and dV accumulators the target's registers hold (Target.bwd_acc), each warp's key rows by head-dim columns
   M, N, _ = target.mma
   cands = (BwdConfig(64, 32, 4), BwdConfig(64, 32, 8, split=2), BwdConfig(16, 32, 2, split=2))
-  held = [c for c in cands if 2 * (c.block_m * c.split // c.warps // M) * (d // c.split // N) * target.c.nelems <= target.bwd_acc]
-  kv = fitting(target, d, *held, *cands, dq)
+  held = [c for c in cands if 2 * (c.block_m * c.split // c.warps // M) * (c.cols(d) // N) * target.c.nelems <= target.bwd_acc]
+  # an uneven split (phantom columns, BwdConfig.cols) where no even one, nor an unsplit one, runs: past D=128 on RDNA, gfx942 at 176-240
+  kv = fitting(target, d, *sorted((*held, *cands), key=lambda c: c.split * c.cols(d) != d), dq)
   # beyond causal (mods: fa_uop.mods.Mods.tag) a warp's queries a step within Target.fwd_keys under them, as the forward's keys (dQ's
   # tile holds them at 32 keys: clang-22 on RDNA up to D=128)
   return (kv if keyed(target, d, kv, mods=mods) else replace(kv, block_n=16 * kv.split)), dq

@@ -91,17 +91,19 @@ def rows_at(base:UOp, stride:int) -> Callable[[UOp], UOp]:
   return lambda r: base + r * stride
 
 def copy_tile(blk:Block, dst:Smem, src:UOp, row:Callable[[UOp], UOp], rows_valid:UOp|int|None=None, variant:int=0, run:int|None=None,
-              stride:int|None=None) -> UOp:
+              stride:int|None=None, cols:int|None=None) -> UOp:
   """Start copying rows of a flat global buffer (row r of the tile starting at element row(r), e.g. rows_at(base, D), or a
   paged cache's lookup) into dst, 16 bytes per thread and step. Rows at or past rows_valid read nothing and arrive as zeros.
   run: the rows come in runs of that many stored densely (a cache's pages), so row() is asked only where a run starts, once per
-  run and thread rather than once per 16 bytes; stride: elements from one row of a run to the next (None: the tile's columns, dense;
-  more where the tile is a column slice of its rows, as Vᵀ's is). Returns the copy; wait_tile makes its result visible to every thread.
+  run and thread rather than once per 16 bytes; stride: elements from one row of a run to the next (None: the columns copied, dense;
+  more where the tile is a column slice of its rows, as Vᵀ's is); cols: the first that many of each row's columns (None: all; the
+  rest, an uneven split's phantom columns, are left as they are). Returns the copy; wait_tile makes its result visible to every thread.
   Fast path: the target's async copy. Twin: loads and LDS stores, which tinygrad merges across the whole kernel when two copies
   spell the same LDS address, so each copy into one tile passes its own variant (the threads are walked in another order)."""
   run = dst.rows if run is None or run >= dst.rows else run
   assert dst.rows % run == 0, f"runs of {run} rows do not tile {dst.rows} rows"
-  return UOp.group(*[_copy_rows(blk, dst, src, j * run, run, row(j * run), rows_valid, variant, stride or dst.cols) for j in range(dst.rows // run)])
+  cols = cols or dst.cols
+  return UOp.group(*[_copy_rows(blk, dst, src, j * run, run, row(j * run), rows_valid, variant, stride or cols, cols) for j in range(dst.rows // run)])
 
 def all_of(*conds:UOp|None) -> UOp|None:
   """the conjunction of the conditions that are given (None: no condition)"""
@@ -140,10 +142,10 @@ def _rows_ok(r:UOp, rows_valid:UOp|int|None, end:int) -> UOp|None:
   """r < rows_valid, or None (no guard) where rows_valid, or the lower bound tinygrad knows of it, reaches end, past every row r"""
   return None if rows_valid is None or (rows_valid if isinstance(rows_valid, int) else rows_valid.vmin) >= end else r < rows_valid
 
-def _copy_rows(blk:Block, dst:Smem, src:UOp, r0:int, nrows:int, base:UOp, rows_valid:UOp|int|None, variant:int, stride:int) -> UOp:
-  """copy_tile's rows r0..r0+nrows-1 of dst, stored densely from element base on"""
+def _copy_rows(blk:Block, dst:Smem, src:UOp, r0:int, nrows:int, base:UOp, rows_valid:UOp|int|None, variant:int, stride:int, cols:int) -> UOp:
+  """copy_tile's rows r0..r0+nrows-1 of dst (their first cols columns), stored densely from element base on"""
   fast = blk.target.copy16 is not None
-  it, rr, c, active = _pieces(blk, nrows, dst.cols, fast, variant, dst.vec)
+  it, rr, c, active = _pieces(blk, nrows, cols, fast, variant, dst.vec)
   r = r0 + rr
   ok = _rows_ok(r, rows_valid, r0 + nrows)
   g = base + rr * stride + c
@@ -235,14 +237,14 @@ def leave(blk:Block, when:UOp, buf:UOp, *deps:UOp) -> UOp:
   the order); the rest go on after this"""
   return _statement(blk, lambda live: blk.target.tma.leave(buf.after(*deps).index(0), live & when))
 
-def store_tile(blk:Block, src:Smem, dst:UOp, row:Callable[[UOp], UOp], rows_valid:UOp|int) -> UOp:
-  """copy_tile's reverse: store src to a flat global buffer (row r of the tile at element row(r)), 16 bytes per thread and step, its
-  rows from rows_valid on not at all. Whole rows leave in 16-byte pieces, where C fragments would store a few bytes per row each.
+def store_tile(blk:Block, src:Smem, dst:UOp, row:Callable[[UOp], UOp], rows_valid:UOp|int, cols:int|None=None) -> UOp:
+  """copy_tile's reverse: store src (its rows' first cols columns, all by default) to a flat global buffer (row r of the tile at
+  element row(r)), 16 bytes per thread and step, its rows from rows_valid on not at all. Whole rows leave in 16-byte pieces, where C fragments would store a few bytes per row each.
   Each row(r) is a multiple of 16 bytes, as the rows of a (..., D) tensor are: said so to tinygrad, which vectorizes (8 bytes at
   most, bf16 not at all); the target's store16, where it has one, moves each piece in one instruction pair."""
   fast = blk.target.store16 is not None   # the target's 16-byte store, which tinygrad's vectorizer would not give (bf16: none)
   n = src.vec
-  it, r, c, active = _pieces(blk, src.rows, src.cols, fast, vec=n)
+  it, r, c, active = _pieces(blk, src.rows, cols or src.cols, fast, vec=n)
   if fast:
     ok = all_of(active, _rows_ok(r, rows_valid, src.rows))
     return blk.target.store16(src.at(r, c), dst.index((row(r) + c) // n * n), ok).end(it)
@@ -416,12 +418,13 @@ def acc_to_lds(blk:Block, t:UOp, s:Smem, rows0:UOp, dtype:DType, unrolled:bool=F
   r, c = tile_coords(blk, i, j, e)
   return s.after(s.at(rows0 + r, cols0 + c).store(t[i, j, e].cast(dtype)).end(i, j, e))
 
-def store_acc(blk:Block, t:UOp, s:Smem, rows0:UOp, dst:UOp, row:Callable[[UOp], UOp], rows_valid:UOp|int, cols0:UOp|int=0) -> UOp:
+def store_acc(blk:Block, t:UOp, s:Smem, rows0:UOp, dst:UOp, row:Callable[[UOp], UOp], rows_valid:UOp|int, cols0:UOp|int=0,
+              cols:int|None=None) -> UOp:
   """store the C-fragment register tile t (each warp's rows from rows0, columns from cols0) to a flat 16-bit global buffer (row r of
-  the block at element row(r), the first rows_valid rows) through the free LDS tile s: whole 16-byte pieces of rows leave, where C
+  the block at element row(r), the first rows_valid rows, the first cols columns) through the free LDS tile s: whole 16-byte pieces of rows leave, where C
   fragments would store a few bytes per row each. Unrolled: at the END of a loop of LDS stores tinygrad puts a barrier that lists the
   LDS loads the stored values came from, a KV loop's, which the emulator never made where that stage of the loop ran no time"""
-  return store_tile(blk, wait_tile(blk, acc_to_lds(blk, t, s, rows0, dst.dtype, unrolled=True, cols0=cols0)), dst, row, rows_valid)
+  return store_tile(blk, wait_tile(blk, acc_to_lds(blk, t, s, rows0, dst.dtype, unrolled=True, cols0=cols0)), dst, row, rows_valid, cols)
 
 # *** MMA over tiles ***
 

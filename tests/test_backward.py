@@ -90,12 +90,13 @@ def check_kernels(rng, causal, t, cfg, B, H, Hkv, Nq, Nk, D, device="PYTHON"):
   Tensor.realize(dq, dk, dv)
   assert_grads((dq, dk, dv), attention_bwd_ref(qn, kn, vn, do_n, causal), dtypes.half, f"(seed {seed})")
 
-@pytest.mark.parametrize("cfg,D", [("32x32x4s2", 64), slow("64x32x4s2", 32), slow("32x64x8s4", 64)], ids=str)
+@pytest.mark.parametrize("cfg,D", [("32x32x4s2", 64), ("32x32x4s2", 48), slow("64x32x4s2", 32), slow("32x64x8s4", 64), slow("32x64x8s4", 48)], ids=str)
 @slow_on("gfx1100")   # by default on sm_80 and gfx942 (CDNA3, wave64: its D=256 default splits), the rest with FA_UOP_SLOW=1
 @all_targets(keep=lambda p: p["cfg"] == "32x32x4s2" and p["emu"] == "gfx942")
 def test_split_over_the_head_dim(emu, rng, cfg, D):
   """dK/dV with the warps split along the head dim (and Sᵀ's query columns), Pᵀ and dSᵀ through LDS: two m-tiles a warp, four
-  column groups; causal, GQA, tails on both sides, outputs poisoned"""
+  column groups, unevenly where the head dim's 16-column pieces do not divide (48: two groups of 32 columns, or four of 16, the
+  last past D phantom); causal, GQA, tails on both sides, outputs poisoned"""
   check_kernels(rng, True, target_for("PYTHON"), (BwdConfig.parse(cfg), BwdConfig(32, 16, 2)), 1, 2, 1, 37, 45, D)
 
 @pytest.mark.parametrize("H,Nq,D,dlse", [(2, 37, 128, False), (1, 64, 16, True), (3, 50, 48, True)])
