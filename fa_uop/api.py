@@ -157,7 +157,6 @@ def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, 
     raise TypeError(f"configs must be a pair of BwdConfig (dK/dV, dQ), got {configs!r}")
   cfg_dkdv, cfg_dq = configs or default_bwd_configs(target, D, mods.tag)
   for c in (cfg_dkdv, cfg_dq): c.check(target, q.shape[3])
-  if cfg_dq.split != 1: raise ValueError(f"configs: the dQ kernel's warps split by rows only (split=1), got {cfg_dq}")
   do = do.cast(q.dtype).contiguous()
   delta = Tensor.custom_kernel(o.cast(q.dtype).contiguous(), do, shard.empty(lse, (B, H, Nq), dtypes.float32),
                                *(() if dlse is None else (dlse.float().contiguous(),)), fxn=_delta_builder(target))[2]

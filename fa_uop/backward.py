@@ -264,16 +264,16 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
                  scale:float|None=None, mods:Mods|None=None) -> UOp:
   """dQ. Shapes as in flash_bwd_dkdv, dq like q. Per block: cfg.block_m query rows of one head, split over the warps, walking the
   KV tiles (cfg.block_n keys) as the forward does (masked tiles first, tiles above a causal diagonal never): S = Q·Kᵀ, P = exp(S·scale − lse),
-  dP = dO·Vᵀ, dS = P∘(dP − delta), dQ += dS·K·scale."""
+  dP = dO·Vᵀ, dS = P∘(dP − delta), dQ += dS·K·scale. With cfg.split, as dK/dV's: the warps of a row group split S and dP by key
+  columns and dQ by head-dim columns (BwdConfig.cols), dS shared through LDS."""
   mods = mods or Mods(causal=causal)
   causal = mods.causal
   B, H, Nq, D = q.shape
   Hkv, Nk = k.shape[1], k.shape[2]
   target = cfg.check(target, D)   # narrowed where the head dim or the tile's columns need it
-  if cfg.split != 1: raise ValueError(f"{cfg}: the dQ kernel's warps split by rows only (split=1)")
-  BM, BN, W = cfg.block_m, cfg.block_n, cfg.warps
+  BM, BN, W, S = cfg.block_m, cfg.block_n, cfg.warps, cfg.split
   M, N, K = target.mma
-  WM = BM // W
+  WM, KC, DC = BM // (W // S), BN // S, cfg.cols(D)   # a warp's query rows, key columns of S and dP, head-dim columns of dQ
   sc = 1 / math.sqrt(D) if scale is None else scale
   c = sc * LOG2E
 
@@ -282,7 +282,8 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   m0 = mb * BM
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
   kg, vg = flat(k), flat(v)
-  rows0 = blk.warp * WM
+  cg = blk.warp // (W // S)   # the warp's column group (see flash_bwd_dkdv)
+  rows0, k0, d0 = (blk.warp * WM, 0, 0) if S == 1 else ((blk.warp - cg * (W // S)) * WM, cg * KC, cg * DC)
   args, plan = kernel_plan(mods, args, b, h, mb, m0, m0 + BM - 1, Nk, BN)
   lim = (H - 1, Nq - 1, Nk - 1)
   keep = lambda qi, kj: mods.keep(b, h, qi, kj, Nk, args, lim)
@@ -292,9 +293,10 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
 
   # Q and dO fragments to registers once (Hopper: wgmma reads them from LDS, in its swizzle atoms with K and V); the rows'
   # log2-domain logsumexp and delta too
-  wg = _wgmma(target, cfg, D)
-  q_s, do_s, k_s, v_s = (smem(blk, n, D, q.dtype, atom=64 if wg else 0) for n in (BM, BM, BN, BN))
-  qc, dc = copy_tile(blk, q_s, flat(q), rows_at(q_base, D), Nq - m0), copy_tile(blk, do_s, flat(do), rows_at(q_base, D), Nq - m0, variant=1)
+  wg = S == 1 and _wgmma(target, cfg, D)
+  q_s, do_s, k_s, v_s = (smem(blk, n, S * DC, q.dtype, atom=64 if wg else 0) for n in (BM, BM, BN, BN))
+  qc = copy_tile(blk, q_s, flat(q), rows_at(q_base, D), Nq - m0, cols=D)
+  dc = copy_tile(blk, do_s, flat(do), rows_at(q_base, D), Nq - m0, variant=1, cols=D)
   q_s, do_s = wait_tile(blk, q_s, qc, dc), wait_tile(blk, do_s, qc, dc)
   frags = []
   # Q's and dO's A fragments, held across the KV loop where the target's budget holds them, else read again each step
@@ -304,8 +306,10 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
     fm, fk = blk.range(WM // M), blk.range(D // K)
     frags.append(f.after(f[fm, fk].store(frag_a(blk, t, rows0 + fm * M, fk * K)).end(fm, fk)))
   q_frag, do_frag = frags or (None, None)
-  ds_via = None if wg else a_via(blk, BM, BN, k.dtype)   # dS's LDS tile where C and A layouts differ, one for both stages
-  dq_acc = acc_tile(blk, WM // M, D // N)
+  # dS's LDS tile: shared by the warps with split, else where C and A layouts differ; one for both stages
+  ds_s = smem(blk, BM, BN, k.dtype) if S > 1 else None
+  ds_via = None if wg or S > 1 else a_via(blk, BM, BN, k.dtype)
+  dq_acc = acc_tile(blk, WM // M, DC // N)
   nrows = lane_rows(blk, WM // M)
   rows = [m0 + rows0 + r for r in row_coords(blk, nrows)]
   stat = (b * H + h) * Nq
@@ -322,32 +326,34 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
     p = p0 + it
     nt0 = (plan.carried(tx[0]) if plan.listed else plan.tile(p)) * BN
     ok_rows = Nk - nt0 if masked else None
-    kc = copy_tile(blk, k_s.after(it, *after), kg, rows_at(kv_base + nt0 * D, D), ok_rows, variant=variant)
-    vc = copy_tile(blk, v_s.after(it, *after), vg, rows_at(kv_base + nt0 * D, D), ok_rows, variant=variant + 1)
+    kc = copy_tile(blk, k_s.after(it, *after), kg, rows_at(kv_base + nt0 * D, D), ok_rows, variant=variant, cols=D)
+    vc = copy_tile(blk, v_s.after(it, *after), vg, rows_at(kv_base + nt0 * D, D), ok_rows, variant=variant + 1, cols=D)
     if plan.listed: dq_acc = dq_acc.after(tix.after(kc, vc)[0].store(plan.index(p + 1)))
     kt, vt = wait_tile(blk, k_s, kc, vc), wait_tile(blk, v_s, kc, vc)
-    s = acc_tile(blk, WM // M, BN // N)
+    s = acc_tile(blk, WM // M, KC // N)
     if wg: s = s.after(wgmma_tile(blk, s.after(kt.buf), q_s, kt))
     else:
       s = s.after(s.after(kt.buf).store(s.const_like(0)))
       qa = (lambda m, kk: q_frag[m, kk]) if hold else (lambda m, kk: frag_a(blk, q_s.after(it), rows0 + m * M, kk * K))
-      s = s.after(mma(blk, s, qa, lambda c0, kk: frags_b(blk, kt, c0, kk * K), D // K, a_reads=not hold))
-    s, dsc = _scores(blk, s, sc, lambda r, col: (m0 + rows0 + r, nt0 + col), masked, keep, score, dscore)
+      s = s.after(mma(blk, s, qa, lambda c0, kk: frags_b(blk, kt, k0 + c0, kk * K), D // K, a_reads=not hold))
+    s, dsc = _scores(blk, s, sc, lambda r, col: (m0 + rows0 + r, nt0 + k0 + col), masked, keep, score, dscore)
     s_rows = rows_view(blk, s)
     s = s.after(s_rows.store((s_rows - (lse2 * LOG2E).reshape(nrows, 1).expand(s_rows.shape)).exp2()))
-    dp = acc_tile(blk, WM // M, BN // N)
+    dp = acc_tile(blk, WM // M, KC // N)
     if wg: dp = dp.after(wgmma_tile(blk, dp.after(kt.buf), do_s, vt))
     else:
       dp = dp.after(dp.after(kt.buf).store(dp.const_like(0)))  # behind this step's tiles (see flash_bwd_dkdv)
       da = (lambda m, kk: do_frag[m, kk]) if hold else (lambda m, kk: frag_a(blk, do_s.after(it), rows0 + m * M, kk * K))
-      dp = dp.after(mma(blk, dp, da, lambda c0, kk: frags_b(blk, vt, c0, kk * K), D // K, a_reads=not hold))
+      dp = dp.after(mma(blk, dp, da, lambda c0, kk: frags_b(blk, vt, k0 + c0, kk * K), D // K, a_reads=not hold))
     dp_rows, p_rows = rows_view(blk, dp), rows_view(blk, s)
     ds = p_rows * (dp_rows - dlt.reshape(nrows, 1).expand(dp_rows.shape))
     dp = dp.after(dp_rows.store(ds if dsc is None else ds * rows_view(blk, dsc)))
-    dsa = a_operand(blk, dp, rows0, k.dtype, via=ds_via)
+    # with split, dS's whole rows from its LDS tile, every warp's columns there
+    dsa = a_operand(blk, dp, rows0, k.dtype, via=ds_via) if S == 1 else \
+      (lambda m, kk, t=wait_tile(blk, acc_to_lds(blk, dp, ds_s, rows0, k.dtype, cols0=k0)): frag_a(blk, t, rows0 + m * M, kk * K))
     # the next KV tile's copies overwrite what this step read (through ldmatrix, which tinygrad's barriers do not see)
     if wg: return wgmma_tile(blk, dq_acc, lambda kk: dsa(0, kk), kt, b_kn=True, add=True).barrier().end(it)
-    return mma(blk, dq_acc, dsa, lambda c0, kk: frags_b(blk, kt, c0, kk * K, trans=True), BN // K).barrier().end(it)
+    return mma(blk, dq_acc, dsa, lambda c0, kk: frags_b(blk, kt, d0 + c0, kk * K, trans=True), BN // K, a_reads=S > 1).barrier().end(it)
 
   dones = []
   for p0, count, masked in ((0, plan.n_masked, True), (plan.n_masked, plan.n_free, False)):
@@ -356,7 +362,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
                          variant=2 + 2 * len(dones)).barrier())
   dq_acc = dq_acc.after(*dones)
   dq_acc = dq_acc.after((dq_rows:=rows_view(blk, dq_acc)).store(dq_rows * sc))
-  store = store_acc(blk, dq_acc, q_s.after(*dones), rows0, flat(dq), rows_at(q_base, D), Nq - m0)   # through Q's LDS tile (see dK/dV)
+  store = store_acc(blk, dq_acc, q_s.after(*dones), rows0, flat(dq), rows_at(q_base, D), Nq - m0, cols0=d0, cols=D)   # through Q's LDS tile (see dK/dV)
   flops = 3 * 2 * B * H * Nq * Nk * D // (2 if causal else 1)
   info = _info(mods.name("fa_bwd_dq", D), flops, (3 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize, cfg)
   return store.end(blk.warp, blk.lane).end(*grid).sink(arg=info).rtag(1)

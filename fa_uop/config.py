@@ -126,10 +126,14 @@ def default_bwd_configs(target:Target, d:int, mods:str="") -> tuple[BwdConfig, B
   # warps; dK/dV then split along the head dim where that fits, its accumulators halved (clang-22 at D=256: gfx942 no scratch, was 48
   # spilled VGPRs at 32x16x2; gfx1201 359 spilled, was 704; gfx1100 744, was 707: RDNA's are issue 32's; docs/journal.md 2026-11-26)
   # dQ's key tile a step within a warp's registers as the forward's (Target.fwd_keys: RDNA at D=160-224 32x32x2 spilled 17-203 VGPRs,
-  # 32x16x2 0-6; docs/journal.md 2026-11-27, twenty-third session)
-  dq = fitting(target, d, *keyed(target, d, BwdConfig(64, 32, 4), BwdConfig(32, 32, 2)), BwdConfig(32, 16, 2))
-  # first those whose dK and dV accumulators the target's registers hold (Target.bwd_acc), each warp's key rows by head-dim columns
+  # 32x16x2 0-6; docs/journal.md 2026-11-27, twenty-third session); first those whose accumulator a warp holds (Target.bwd_acc), then
+  # split along the head dim as dK/dV's (RDNA past D=128: 32x16x2 spilled 1-29 VGPRs at 192-240, 16x32x2s2 none at 144-240, where
+  # 32x32x4s2 spilled 5-14 on gfx1100; docs/journal.md 2026-11-28)
   M, N, _ = target.mma
+  dqs = (*keyed(target, d, BwdConfig(64, 32, 4), BwdConfig(32, 32, 2)), BwdConfig(32, 16, 2))
+  dq_held = lambda cs: [c for c in cs if (c.block_m * c.split // c.warps // M) * (c.cols(d) // N) * target.c.nelems <= target.bwd_acc]
+  dq = fitting(target, d, *dq_held((*dqs, BwdConfig(16, 32, 2, split=2))), *dqs)
+  # first those whose dK and dV accumulators the target's registers hold (Target.bwd_acc), each warp's key rows by head-dim columns
   cands = (BwdConfig(64, 32, 4), BwdConfig(64, 32, 8, split=2), BwdConfig(16, 32, 2, split=2))
   held = [c for c in cands if 2 * (c.block_m * c.split // c.warps // M) * (c.cols(d) // N) * target.c.nelems <= target.bwd_acc]
   # an uneven split (phantom columns, BwdConfig.cols) where no even one, nor an unsplit one, runs: past D=128 on RDNA, gfx942 at 176-240

@@ -47,7 +47,6 @@ BAD_BWD = [
   (dict(k=t(1, 1, 8, 48), v=t(1, 1, 8, 48)), ValueError, "head dim"),
   (dict(configs=(BwdConfig(64, 32, 4),)), TypeError, "configs must be a pair"),
   (dict(configs=(BwdConfig(48, 32, 4), BwdConfig(64, 32, 4))), ValueError, "block_m=48"),
-  (dict(configs=(BwdConfig(32, 32, 4, split=2), BwdConfig(32, 32, 4, split=2))), ValueError, "dQ kernel's warps split by rows only"),
   (dict(configs=(BwdConfig(32, 32, 4, split=3), BwdConfig(64, 32, 4))), ValueError, "split=3 must be a power of two"),
   (dict(configs=(BwdConfig(32, 16, 4, split=2), BwdConfig(64, 32, 4))), ValueError, "must split into columns of 16"),
 ]

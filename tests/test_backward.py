@@ -44,7 +44,7 @@ HEAD_GRID = [(a, D, c, dt) if _default(a, D, c, dt) else slow(a, D, c, dt)
 @all_targets(keep=lambda p: p["causal"] and (p["dtype"] == dtypes.bfloat16 or p["D"] == 128))
 def test_head_dims(emu, rng, D, causal, dtype): check_autograd(rng, 1, 1, 1, 48, 48, D, causal, dtype)
 
-@pytest.mark.parametrize("D", [16, slow(48), slow(80), slow(96), slow(112), slow(144), slow(192), 256])
+@pytest.mark.parametrize("D", [16, slow(48), slow(80), slow(96), slow(112), slow(144), slow(176), slow(192), 256])
 @slow_on("gfx1100", keep=lambda p: p["D"] != 256)
 def test_other_head_dims(emu, rng, D):
   """every head dim the API accepts has a backward; the grid above covers the common ones in both dtypes (D=256 on 24 rows: its
@@ -94,10 +94,10 @@ def check_kernels(rng, causal, t, cfg, B, H, Hkv, Nq, Nk, D, device="PYTHON"):
 @slow_on("gfx1100")   # by default on sm_80 and gfx942 (CDNA3, wave64: its D=256 default splits), the rest with FA_UOP_SLOW=1
 @all_targets(keep=lambda p: p["cfg"] == "32x32x4s2" and p["emu"] == "gfx942")
 def test_split_over_the_head_dim(emu, rng, cfg, D):
-  """dK/dV with the warps split along the head dim (and Sᵀ's query columns), Pᵀ and dSᵀ through LDS: two m-tiles a warp, four
-  column groups, unevenly where the head dim's 16-column pieces do not divide (48: two groups of 32 columns, or four of 16, the
-  last past D phantom); causal, GQA, tails on both sides, outputs poisoned"""
-  check_kernels(rng, True, target_for("PYTHON"), (BwdConfig.parse(cfg), BwdConfig(32, 16, 2)), 1, 2, 1, 37, 45, D)
+  """dK/dV and dQ with the warps split along the head dim (and Sᵀ's query columns, S's key columns), Pᵀ and dSᵀ through LDS: two
+  m-tiles a warp, four column groups, unevenly where the head dim's 16-column pieces do not divide (48: two groups of 32 columns, or
+  four of 16, the last past D phantom); causal, GQA, tails on both sides, outputs poisoned"""
+  check_kernels(rng, True, target_for("PYTHON"), (BwdConfig.parse(cfg), BwdConfig.parse(cfg)), 1, 2, 1, 37, 45, D)
 
 @pytest.mark.parametrize("H,Nq,D,dlse", [(2, 37, 128, False), (1, 64, 16, True), (3, 50, 48, True)])
 @all_targets(keep=lambda p: p["Nq"] == 37)

@@ -316,23 +316,24 @@ def test_head_dim_256(emu, rng):
     assert np.linalg.norm(g - want) / np.linalg.norm(want) <= t["rel"], f"{name} rel err (seed {seed})"
     assert np.abs(g - want).max() <= t["abs"], f"{name} max abs err {np.abs(g - want).max():.2e} (seed {seed})"
 
-# *** the dK/dV kernel's split layout under a block map ***
+# *** the backward kernels' split layout under a block map ***
 
 @pytest.mark.slow   # CI time: the split runs by default in test_backward, the listed tiles of a block map in the tests above
-@pytest.mark.parametrize("cfg", ["32x32x4s2", "64x32x8s2"], ids=str)
-def test_split_with_a_block_map(emu, rng, cfg):
-  """dK/dV with its warps split along the head dim where a block map lists the query tiles (a document mask_mod over 3 tiles, a tile
-  of one document skipped) and GQA runs them per head: the gradients of flash_attention_backward, outputs poisoned, against float64"""
+@pytest.mark.parametrize("cfg,D", [("32x32x4s2", 32), ("64x32x8s2", 32), ("32x32x4s2", 48)], ids=str)
+def test_split_with_a_block_map(emu, rng, cfg, D):
+  """dK/dV and dQ with their warps split along the head dim (at D=48 unevenly) where a block map lists the tiles (a document mask_mod
+  over 3 tiles, a tile of one document skipped) and GQA runs them per head: the gradients of flash_attention_backward, outputs
+  poisoned, against float64"""
   from fa_uop import flash_attention_backward, BwdConfig
   r, seed = rng
   Nq = Nk = 70
-  (qn, kn, vn), (q, k, v) = qkv(r, 1, 2, 1, Nq, Nk, 32, dtypes.half)
+  (qn, kn, vn), (q, k, v) = qkv(r, 1, 2, 1, Nq, Nk, D, dtypes.half)
   docs = np.repeat(np.arange(4), [20, 35, 5, 10]).astype(np.int32)[None]
   keep = docs[:, None, :, None] == docs[:, None, None, :]
   kw = dict(causal=True, mask_mod=lambda b, h, qi, kj, d: d[b, qi].eq(d[b, kj]), mod_args=(Tensor(docs, device="PYTHON"),))
   o, lse = flash_attention(q, k, v, return_lse=True, **kw)
-  do = Tensor(r.standard_normal((1, 2, Nq, 32)).astype(np.float16), device="PYTHON")
-  grads = flash_attention_backward(q, k, v, o, lse, do, configs=(BwdConfig.parse(cfg), BwdConfig(32, 16, 2)), **kw)
+  do = Tensor(r.standard_normal((1, 2, Nq, D)).astype(np.float16), device="PYTHON")
+  grads = flash_attention_backward(q, k, v, o, lse, do, configs=(BwdConfig.parse(cfg), BwdConfig.parse(cfg)), **kw)
   for name, g, want in zip(("dq", "dk", "dv"), grads, attention_bwd_ref(qn, kn, vn, host(do), True, keep=keep)):
     g = host(g)
     assert np.isfinite(g).all() and np.abs(g - want).max() <= 1.5e-2 and np.linalg.norm(g - want) / np.linalg.norm(want) <= 2e-3, f"{name} (seed {seed})"
