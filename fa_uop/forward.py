@@ -236,7 +236,11 @@ def store_rows(blk:Block, cfg:FwdConfig, acc:UOp, row_max:UOp, row_sum:UOp, stag
   acc = acc.after(a_rows.store(a_rows * inv.reshape(nrows, 1).expand(a_rows.shape)))
   if o.dtype.itemsize == 2 == stage.buf.dtype.itemsize: stores = [store_acc(blk, acc, stage, blk.warp * WM, flat(o), o_row, nq)]
   else:
-    mi, di, e = blk.range(WM // M), blk.range(D // N), blk.range(blk.target.c.nelems)
+    # fp8's 16-bit output unrolled in the graph: clang left the loop rolled past D=160, indexing the accumulators, which it then kept
+    # in scratch (gfx1201: 368-528 bytes at 176-256 -> 0-52). Not decoding's float32 partials: ptxas spilled more at D=256 (sm_90a's
+    # split decoding 100 -> 180 bytes of spill stores; docs/journal.md 2026-11-28)
+    kind = AxisType.UPCAST if o.dtype.itemsize == 2 else AxisType.LOOP
+    mi, di, e = blk.range(WM // M, kind), blk.range(D // N, kind), blk.range(blk.target.c.nelems, kind)
     r, col = tile_coords(blk, mi, di, e)
     row = blk.warp * WM + r
     stores = [flat(o).index((o_row(row) + col).valid(row < nq)).store(acc[mi, di, e].cast(o.dtype)).end(mi, di, e)]
