@@ -135,9 +135,13 @@ def default_bwd_configs(target:Target, d:int, mods:str="") -> tuple[BwdConfig, B
   dq = fitting(target, d, *dq_held((*dqs, BwdConfig(16, 32, 2, split=2))), *dqs)
   # first those whose dK and dV accumulators the target's registers hold (Target.bwd_acc), each warp's key rows by head-dim columns
   cands = (BwdConfig(64, 32, 4), BwdConfig(64, 32, 8, split=2), BwdConfig(16, 32, 2, split=2))
-  held = [c for c in cands if 2 * (c.block_m * c.split // c.warps // M) * (c.cols(d) // N) * target.c.nelems <= target.bwd_acc]
-  # an uneven split (phantom columns, BwdConfig.cols) where no even one, nor an unsplit one, runs: past D=128 on RDNA, gfx942 at 176-240
-  kv = fitting(target, d, *sorted((*held, *cands), key=lambda c: c.split * c.cols(d) != d), dq)
+  held = lambda c: 2 * (c.block_m * c.split // c.warps // M) * (c.cols(d) // N) * target.c.nelems <= target.bwd_acc
+  even = [c for c in cands if c.split * c.cols(d) == d]
+  # past D=128 then dQ's tile where it holds them, else a split whose groups' columns do not divide the head dim (phantom columns,
+  # BwdConfig.cols): RDNA at 144-240 (dQ's unsplit tile spilled 45-280 VGPRs at 176-240), sm_80 at 176-208, sm_90a at 208 and 240.
+  # Below, the unsplit tiles build clean everywhere (RDNA's 64x32x4 at 80 and 112), and phantom columns would only add products
+  uneven = [c for c in cands if c not in even] if d > 128 else []
+  kv = fitting(target, d, *filter(held, even), *([dq] if held(dq) else []), *filter(held, uneven), *even, *uneven, dq)
   # beyond causal (mods: fa_uop.mods.Mods.tag) a warp's queries a step within Target.fwd_keys under them, as the forward's keys (dQ's
   # tile holds them at 32 keys: clang-22 on RDNA up to D=128)
   return (kv if keyed(target, d, kv, mods=mods) else replace(kv, block_n=16 * kv.split)), dq

@@ -94,7 +94,7 @@ class Target:
   # (clang-22 at 64 keys: gfx1100 18 VGPRs spilled at D=64, 156 at D=128, gfx1201 589 at D=128; none at 2048: 32 keys at D=64, 16 at 128)
   decode_kv: int = 1 << 16
   # registers a lane may hold dK/dV's two accumulators in: past it the default backward splits the head dim over more warps (RDNA at
-  # D=128: 64x32x4 holds 128 and spills, clang-22 gfx1201 24 VGPRs; 64x32x8s2 holds 64, none)
+  # D=128: 64x32x4 holds 128 and spills, clang-22 gfx1201 24 VGPRs; 64x32x8s2 holds 64, none; sm_80: see SM80)
   bwd_acc: int = 1 << 16
   # the most query rows and keys a warp's forward tile may hold, the keys up to D=128 and fewer past it in proportion (a key tile of
   # keys x head dim elements): the tuner's candidates past them spill (RDNA, clang-22: two m-tiles a warp or 128 keys, 5 of 7 such
@@ -368,6 +368,9 @@ SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
   c=Frag((2, 8, 4, 2), 2, lanes=(1, 2), elems=(0, 3)),
   lds_bytes=49152, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_cuda_shfl_xor,
   copy16=_cuda_copy16, copy_wait=_cuda_wait, store16=_cuda_store16, ldsm=_cuda_ldsm, multiprocessors=108,
+  # dK/dV of 32x32x2 at D=144 (144 a lane) led the split 16x32x2s2, at 176 (176) it trailed (the H100 with these tiles, causal B=4
+  # H=12 N=4096: 5.37 against 7.05 ms, 9.86 against 7.02; docs/journal.md 2026-11-28)
+  bwd_acc=160,
   # one ldmatrix.x4 per A fragment (16x16), per two B fragments from K rows (2 n8 x k16), per two from V rows with .trans
   ldsm_addr={"a": lambda l: (l % 8 + (l // 8 % 2) * 8, l // 16 * 8), "b": lambda l: (l % 8 + l // 16 * 8, l // 8 % 2 * 8),
              "bt": lambda l: (l % 8 + (l // 8 % 2) * 8, l // 16 * 8)})
@@ -394,6 +397,9 @@ HOPPER_TMA = TMA(_cuda_tma_init, _cuda_tma_copy, _cuda_tma_wait, _cuda_tma_arriv
 # key at position 4q+2j+e is 8j+2q+e: lane q of a row holds P's columns 2q, 2q+1, 2q+8, 2q+9 (C), A wants 4q..4q+3
 SM90A = replace(SM80, arch="sm_90a", lds_bytes=HOPPER_LDS, wgmma=_cuda_wgmma, wgmma_wait=_cuda_wgmma_wait, warpgroups=True, multiprocessors=132,
                 min_blocks=True, tma=HOPPER_TMA, scale_if=_cuda_scale_if,
+                # its generic dK/dV (mma.sync, where wgmma's tiles do not run): 64x32x4 at D=192 (192 a lane) led 64x32x8s2, at 224 trailed
+                # (causal B=4 N=4096: 3.02 against 4.77 ms, 10.40 against 6.42; docs/journal.md 2026-11-28)
+                bwd_acc=192,
                 fp8=replace(SM89_FP8, arch="sm_90a", lds_bytes=HOPPER_LDS, multiprocessors=132, min_blocks=True, wgmma=_cuda_wgmma,
                             wgmma_wait=_cuda_wgmma_wait, warpgroups=True, v_keys=((2, 4, 2), (1, 0, 2)), tma=HOPPER_TMA, scale_if=_cuda_scale_if))
 
