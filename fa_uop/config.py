@@ -21,12 +21,20 @@ class FwdConfig:
   ring: int = 0
   # with a ring and two consumer warpgroups: FlashAttention-3's ping-pong, their products in turns, one's softmax under the other's
   pingpong: bool = False
-  split: ClassVar[int] = 1   # the backward's dK/dV warps along the head dim (BwdConfig)
+  # the warps split this many ways along the head dim (the output's columns, cols) and the keys a step (S's columns), each row group's
+  # row max exchanged and P shared through LDS (fa_uop.forward.attend); not by wgmma
+  split: int = 1
+  def cols(self, d:int) -> int:
+    """a warp's head-dim columns of the output (BwdConfig: of dK and dV, or dQ): d in whole 16-column pieces split `split` ways, the
+    last group's past d phantom where the pieces do not divide (D=176, 11 pieces: two groups of 96 columns, as D=192's; they read the
+    tiles' padding and are never stored), so an odd count of pieces splits too (RDNA's dK/dV at D=176-240 unsplit, 176-240 accumulators
+    a lane: 45-280 VGPRs spilled, docs/journal.md 2026-11-28)"""
+    return 16 * -(-d // (16 * self.split)) if self.split > 1 else d
   def by_wgmma(self, target:Target, d:int) -> bool:
     """whether the forward's products run by wgmma (each warpgroup 64 query rows, LDS tiles in swizzle atoms of 128 bytes a row, Vᵀ's
     too where the target reads it, or past one such atom of keys in 64- or 32-byte ones: FlashAttention-3's 224 keys at 8 bits): what
     bulk copies need"""
-    return target.warpgroups and self.warps % 4 == 0 and self.block_m == self.warps * target.mma[0] and d % target.atom == 0 and \
+    return target.warpgroups and self.split == 1 and self.warps % 4 == 0 and self.block_m == self.warps * target.mma[0] and d % target.atom == 0 and \
       self.block_n % 8 == 0 and self.block_n <= 256 and (target.v_keys is None or self.block_n % target.atom == 0 or
                                                           (self.block_n > target.atom and self.block_n % (target.atom // 4) == 0))
   def reads_vt(self, target:Target, d:int) -> bool:
@@ -36,13 +44,16 @@ class FwdConfig:
     """whether the forward holds Q's A fragments in registers for the whole KV loop: where a warp has one m-tile and the target's
     budget holds them (Target.hold). With more they do not fit beside the output accumulator (at 128x32x4, D=128: 255 registers and
     spills), so each K-step reads them from Q's LDS tile, as FlashAttention-2 does; wgmma reads them from LDS"""
-    return self.block_m // self.warps == target.mma[0] and not self.by_wgmma(target, d) and \
+    return self.block_m * self.split // self.warps == target.mma[0] and not self.by_wgmma(target, d) and \
       target.holds(1, d // target.mma[2], target.in_dtypes[0].itemsize)
   def lds_bytes(self, target:Target, d:int) -> int:
     row = lambda cols: target.lds_row(cols, target.in_dtypes[0].itemsize)   # a tile row's elements (Target.lds_pad)
-    # P goes through LDS where C and A layouts differ: over Q's tile where Q is held in registers (it fits: block_n <= d)
-    p_tile = 0 if target.mma_device == "CUDA" or (self.q_in_regs(target, d) and self.block_n <= d) else self.block_m * row(self.block_n)
-    return target.in_dtypes[0].itemsize * ((self.block_m + 2 * self.block_n * max(self.ring, 1)) * row(d) + p_tile)
+    # P goes through LDS where C and A layouts differ: over Q's tile where Q is held in registers (it fits: block_n <= d); with split,
+    # shared, and the row maxima exchanged (float32, a row group's per column group)
+    p_tile = 0 if self.split == 1 and (target.mma_device == "CUDA" or (self.q_in_regs(target, d) and self.block_n <= d)) else \
+      self.block_m * row(self.block_n)
+    return target.in_dtypes[0].itemsize * ((self.block_m + 2 * self.block_n * max(self.ring, 1)) * row(self.split * self.cols(d)) + p_tile) + \
+      (4 * self.split * self.block_m if self.split > 1 else 0)
   def check(self, target:Target, d:int) -> Target:
     """raise ValueError where this config cannot run at head dim d on target; else the description its kernels are built with (the
     target, or its narrow MMA where d or block_n, the K extents of the MMAs, are no multiple of the wide one's K)"""
@@ -69,16 +80,18 @@ class FwdConfig:
       raise ValueError(f"{self}: a producer's ring (1 to 4 slots) fills by bulk tensor copies (tma)")
     if self.pingpong and (not self.ring or self.warps != 8):
       raise ValueError(f"{self}: a ping-pong takes turns between two consumer warpgroups (8 warps) on a producer's ring")
+    if self.split > 1 and self.tma: raise ValueError(f"{self}: a split's warps issue their own copies (no tma)")
     return target
   def __str__(self) -> str:
     return f"{self.block_m}x{self.block_n}x{self.warps}" + (f"x{self.blocks}" if self.blocks else "") + ("t" if self.tma else "") + \
       (f"r{self.ring}" if self.ring else "") + ("p" if self.pingpong else "") + (f"s{self.split}" if self.split > 1 else "")
   @staticmethod
   def parse(s:str) -> FwdConfig:
-    """the config str() names, e.g. 64x64x4, 64x64x4x3, 64x64x4t, 64x64x4tr2, 128x128x8tr2p"""
+    """the config str() names, e.g. 64x64x4, 64x64x4x3, 64x64x4t, 64x64x4tr2, 128x128x8tr2p, 32x32x4s2"""
+    s, _, split = s.partition("s")
     s, _, ring = s.partition("r")
     return FwdConfig(*map(int, s.removesuffix("t").split("x")), tma=s.endswith("t"), ring=int(ring.removesuffix("p") or 0),  # type: ignore[arg-type]
-                     pingpong=ring.endswith("p"))
+                     pingpong=ring.endswith("p"), split=int(split or 1))
 
 @dataclass(frozen=True)
 class BwdConfig:
@@ -93,12 +106,7 @@ class BwdConfig:
   tma: ClassVar[bool] = False   # the backward's copies are the target's async copies, issued by its own warps
   ring: ClassVar[int] = 0
   pingpong: ClassVar[bool] = False
-  def cols(self, d:int) -> int:
-    """a warp's head-dim columns of dK and dV: d in whole 16-column pieces split `split` ways, the last group's past d phantom where the
-    pieces do not divide (D=176, 11 pieces: two groups of 96 columns, as D=192's; they read the K, V, Q and dO tiles' padding and are
-    never stored), so an odd count of pieces splits too (RDNA's dK/dV at D=176-240 unsplit, 176-240 accumulators a lane: 45-280 VGPRs
-    spilled, docs/journal.md 2026-11-28)"""
-    return 16 * -(-d // (16 * self.split)) if self.split > 1 else d
+  def cols(self, d:int) -> int: return FwdConfig.cols(self, d)  # type: ignore[arg-type]
   def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
     # P and dS through LDS, a tile each: shared by the warps with split; else where the C and A layouts differ (a_operand's tiles)
     row = lambda cols: target.lds_row(cols, itemsize)   # a tile row's elements (Target.lds_pad: 16 bytes more)
@@ -163,7 +171,8 @@ CANDIDATES = (FwdConfig(64, 32, 4), FwdConfig(64, 64, 4), FwdConfig(128, 32, 8),
               FwdConfig(64, 64, 4, tma=True, ring=1), FwdConfig(64, 64, 4, tma=True, ring=2), FwdConfig(128, 128, 8, tma=True, ring=2),
               FwdConfig(128, 64, 8, tma=True, ring=2), FwdConfig(128, 128, 8, tma=True, ring=1),
               FwdConfig(128, 128, 8, tma=True, ring=2, pingpong=True), FwdConfig(128, 64, 8, tma=True, ring=2, pingpong=True),
-              FwdConfig(128, 192, 8, tma=True, ring=2, pingpong=True), FwdConfig(128, 224, 8, tma=True, ring=2, pingpong=True))
+              FwdConfig(128, 192, 8, tma=True, ring=2, pingpong=True), FwdConfig(128, 224, 8, tma=True, ring=2, pingpong=True),
+              FwdConfig(32, 32, 4, split=2))
 
 def candidates(target:Target, d:int, mods:str="") -> list[FwdConfig]:
   # a wgmma warpgroup holds O and S, (d + block_n) / 2 floats a thread: past 192 ptxas spills them (fp8 D=256 128x192x8tr2p: 1216
@@ -171,8 +180,10 @@ def candidates(target:Target, d:int, mods:str="") -> list[FwdConfig]:
   def ok(c:FwdConfig) -> bool:
     try: c.check(target, d)
     except ValueError: return False
-    # and a warp's tile within the target's registers (Target.fwd_warp), under the modifications tagged mods
-    return not (c.by_wgmma(target, d) and (d + c.block_n) // 2 > 192) and c.block_m // c.warps <= target.fwd_warp[0] and bool(keyed(target, d, c, mods=mods))
+    # and a warp's tile within the target's registers (Target.fwd_warp), under the modifications tagged mods; split along the head dim
+    # past Target.fwd_split only, and there only so
+    return not (c.by_wgmma(target, d) and (d + c.block_n) // 2 > 192) and c.block_m * c.split // c.warps <= target.fwd_warp[0] and \
+      bool(keyed(target, d, c, mods=mods)) and (c.split > 1) == (d > target.fwd_split)
   return [c for c in CANDIDATES if ok(c)]
 
 def shape_class(d:int, nq:int, nk:int, causal:bool, mods:str="") -> str:
@@ -212,7 +223,9 @@ def _default_fwd_config(target:Target, d:int, causal:bool, nq:int|None, nk:int|N
   if target.warpgroups and d == 64: return FwdConfig(64, 128, 4)
   if target.warpgroups and d % 64 == 0: return FwdConfig(64, 64, 4)
   if target.mma_device == "CUDA" and d == 128 and not causal: return FwdConfig(64, 64, 4)
-  # past D=192 64x32x4's K and V tiles outgrow 48 KB; past D=128 32 keys outgrow RDNA's registers (Target.fwd_keys)
+  # past D=192 64x32x4's K and V tiles outgrow 48 KB; past D=128 32 keys outgrow RDNA's registers (Target.fwd_keys); past
+  # Target.fwd_split the warps split the head dim
+  if d > target.fwd_split: return fitting(target, d, FwdConfig(32, 32, 4, split=2), FwdConfig(64, 16, 4))
   return fitting(target, d, *keyed(target, d, FwdConfig(64, 32, 4), mods=mods), FwdConfig(64, 16, 4))
 
 def beyond(mods:str) -> bool:

@@ -13,7 +13,7 @@ from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, store_tile, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, release, leave,
                           registers, turn, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, wgmma_issue, wgmma_wait,
-                          InFlight, a_operand, a_via, a_from_acc, lane_reduce, row_reduce, rows_at, scale_rows)
+                          InFlight, a_operand, a_via, a_from_acc, acc_to_lds, lane_reduce, row_reduce, rows_at, scale_rows)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
 LAZY = 8.0   # a ping-pong's lazy rescale, in log2 units (see kv_step)
@@ -29,6 +29,8 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   log domain; interior: an unmasked tile, whose keys the plan guarantees real);
   in a masked tile a block row sees a key where keep(row, key). Returns the output accumulator, row max (log2 domain), the
   full row sums and Q's LDS tile, free once the loop is done (store_rows stages the output through it).
+  With cfg.split the warps of a row group split S by key columns and the output by head-dim columns (FwdConfig.cols): each step's row
+  maxima meet in LDS, P is shared through an LDS tile, and the groups' row sums are added at the end.
   bulk: (pointers to K's tensor map and V's, the plane): K and V come by the target's bulk tensor copies (Hopper's TMA; key n0 of the
   tile at row n0 of that plane, the keys dense in k and v), not by copy_tile. ring (with bulk, on a block with a producer): warp
   specialisation, the producer issuing every tile into a ring of that many K and V slots ahead of the consumers, who release each
@@ -39,7 +41,12 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   D = q.shape[-1]
   BM, BN = cfg.block_m, cfg.block_n
   M, N, K = target.mma
-  WM = BM // blk.warps                  # query rows per warp
+  S = cfg.split
+  WM, KC, DC = BM * S // blk.warps, BN // S, cfg.cols(D)   # a warp's query rows, keys of S and head-dim columns of the output
+  # warp w: query rows from rows0, keys from k0 and output columns from d0 (its column group w // (warps/S), as flash_bwd_dkdv's)
+  cg = blk.warp // (blk.warps // S)
+  rows0, k0, d0 = (blk.warp * WM, 0, 0) if S == 1 else ((blk.warp - cg * (blk.warps // S)) * WM, cg * KC, cg * DC)
+  cols = D if S > 1 else None   # the copies' columns, where the tiles take a split's phantom ones too
   qg, kg, vg = flat(q), flat(k), flat(v)
   total = plan.total
   n0_of = lambda p: plan.tile(p) * BN   # first key of the tile at position p
@@ -51,9 +58,9 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   assert vt == (vt_rows is not None), "Vᵀ where the target's 8-bit wgmma needs it"
   # prologue: Q and the first K tile in flight together
   atom = target.atom if wg else 0
-  q_s, k_s = (smem(blk, rows, D, q.dtype, atom=atom, n=n) for rows, n in ((BM, 1), (BN, max(ring, 1))))
+  q_s, k_s = (smem(blk, rows, S * DC, q.dtype, atom=atom, n=n) for rows, n in ((BM, 1), (BN, max(ring, 1))))
   # Vᵀ: a row of keys per head-dim column, in the widest swizzle atom its keys fill (at 8 bits 224 keys: 32 bytes)
-  v_s = smem(blk, *((D, BN) if vt else (BN, D)), v.dtype, atom=target.atom_for(BN) if vt and wg else atom, n=max(ring, 1))
+  v_s = smem(blk, *((D, BN) if vt else (BN, S * DC)), v.dtype, atom=target.atom_for(BN) if vt and wg else atom, n=max(ring, 1))
   # where there may be no tile at all (an empty split), the first one's copy reads nothing
   any_tile = None if isinstance(total, int) or total.vmin >= 1 else total > 0
   # The emulator places values used both inside a loop and after it (a lane index of the row reductions) in the loop, so the masked
@@ -87,8 +94,9 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   elif bulk is not None:   # barriers for K and V; a tile's phase is its position's parity (each barrier completes once a trip)
     bars = mbarriers(blk, (1, 1), bulk[:2], (kg.index(0), vg.index(0)))
     first_k = kv_copy(0, k_s.after(bars), n0_of(0), any_tile, 0)
-  else: first_k = copy_tile(blk, k_s, kg, tile(0), nk - n0_of(0) if any_tile is None else any_tile.where(nk - n0_of(0), 0), variant=1, run=run)
-  q_s = wait_tile(blk, q_s, copy_tile(blk, q_s, qg, q_rows, nq), first_k)
+  else: first_k = copy_tile(blk, k_s, kg, tile(0), nk - n0_of(0) if any_tile is None else any_tile.where(nk - n0_of(0), 0), variant=1, run=run,
+                            cols=cols)
+  q_s = wait_tile(blk, q_s, copy_tile(blk, q_s, qg, q_rows, nq, cols=cols), first_k)
   # a ping-pong (FlashAttention-3's): warpgroup w's products come in turns [S_0], [P·V_{p-1}, S_p], .., [P·V_last], each begun by
   # waiting on its barrier and, once issued, handed to the other warpgroup, so its softmax runs under the other's turn. Warpgroup 1
   # hands warpgroup 0 the first, warpgroup 0 hands it the last after the loop: each then arrives as often as the other waits
@@ -98,11 +106,11 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   if q_in_regs:
     q_frag = blk.reg((WM // M, D // K, target.a.nelems), q.dtype)
     qm, qk = blk.range(WM // M), blk.range(D // K)
-    q_frag = q_frag.after(q_frag[qm, qk].store(frag_a(blk, q_s, blk.warp * WM + qm * M, qk * K)).end(qm, qk))
-  q_a = (lambda m, kk: q_frag[m, kk]) if q_in_regs else (lambda m, kk: frag_a(blk, q_s, blk.warp * WM + m * M, kk * K))  # (unused by wgmma)
+    q_frag = q_frag.after(q_frag[qm, qk].store(frag_a(blk, q_s, rows0 + qm * M, qk * K)).end(qm, qk))
+  q_a = (lambda m, kk: q_frag[m, kk]) if q_in_regs else (lambda m, kk: frag_a(blk, q_s, rows0 + m * M, kk * K))  # (unused by wgmma)
 
-  # running state: output accumulator, row max (log2 domain, scaled) and this lane's part of the row sum
-  acc = acc_tile(blk, WM // M, D // N)
+  # running state: output accumulator, row max (log2 domain, scaled) and this lane's part of the row sum (of its column group's keys)
+  acc = acc_tile(blk, WM // M, DC // N)
   nrows = rows_view(blk, acc).shape[0]
   row_max, row_sum = blk.reg((nrows,)), blk.reg((nrows,))
   # and the tiles of this step and the next. Where a block map lists them, each index is loaded a step before a copy needs it
@@ -118,8 +126,17 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
                    *([tix[0].store(plan.index(0)), tix[1].store(plan.index(1))] if carry else []),
                    *([c_reg[0].store(scale * LOG2E)] if c_reg is not None else []))
   raw = (acc, row_max, row_sum, tix)
-  # P's LDS tile where C and A layouts differ, one for both stages: over Q's, where Q is held in registers meanwhile
-  p_via = None if vt or wg else a_via(blk, BM, BN, v.dtype, over=q_s if q_in_regs else None)
+  # P's LDS tile where C and A layouts differ, one for both stages: over Q's, where Q is held in registers meanwhile. With split, shared
+  # (every warp reads whole rows of P), and the column groups' row maxima a step meet in mx
+  p_via = None if vt or wg or S > 1 else a_via(blk, BM, BN, v.dtype, over=q_s if q_in_regs else None)
+  p_s, mx = (smem(blk, BM, BN, v.dtype), blk.lds((S, BM), dtypes.float)) if S > 1 else (None, None)
+  lane_rows_at = [rows0 + r for r in row_coords(blk, nrows)]
+  def across(vals:UOp, op:Ops, *deps:UOp) -> UOp:
+    """vals (a lane's row statistics of its column group) combined with the other groups' by op, through mx"""
+    put = UOp.group(*[mx.after(*deps)[cg, r].store(vals[i]) for i, r in enumerate(lane_rows_at)]).barrier()
+    out = blk.reg((nrows,))
+    return out.after(UOp.group(*[out[i].store(functools.reduce(lambda a, b: a.alu(op, b), [mx.after(put)[g, r] for g in range(S)]))
+                                 for i, r in enumerate(lane_rows_at)]))
 
   def kv_step(it:UOp, p0:UOp|int, acc:UOp, row_max:UOp, row_sum:UOp, tix:UOp, masked:bool, after:tuple[UOp, ...], variant:int) -> UOp:
     """one KV tile: K_p was copied by the step before (or the prologue); V_p is copied while S = Q·Kᵀ runs, and K_{p+1} while P·V
@@ -138,9 +155,9 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
       kt = wait_tile(blk, k_s, it, *after)
       vc = copy_tile(blk, v_s.after(kt.buf), vg, vt_rows(n0), None if real is None else real.where(D, 0), variant=variant, stride=nkp) if vt else \
         copy_tile(blk, v_s.after(kt.buf), vg, tile_rows(n0), (nk - n0 if real is None else real.where(nk - n0, 0)) if masked else None,
-                  variant=variant, run=run)
+                  variant=variant, run=run, cols=cols)
     # S = Q·Kᵀ, scaled into the log2 domain; V's copy is issued first so it overlaps this
-    s = acc_tile(blk, WM // M, BN // N)
+    s = acc_tile(blk, WM // M, KC // N)
     freed = ()
     if pong:   # S_p issued behind this turn's P·V_{p-1} (in flight in acc), the turn handed over, then both waited for
       sf = wgmma_issue(blk, s, q_s, kt)
@@ -150,18 +167,19 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     elif wg: s = s.after(qk:=wgmma_tile(blk, s, q_s, kt.after(vc)))   # S = Q·Kᵀ (not +=): no zeroing
     else:
       s = s.after(s.after(vc).store(s.const_like(0)))
-      s = s.after(mma(blk, s, q_a, lambda n0, kk: frags_b(blk, kt, n0, kk * K), D // K, a_reads=not q_in_regs))
-    mi, ni, e = blk.range(WM // M), blk.range(BN // N), blk.range(target.c.nelems)
+      s = s.after(mma(blk, s, q_a, lambda n0, kk: frags_b(blk, kt, n0 if S == 1 else k0 + n0, kk * K), D // K, a_reads=not q_in_regs))
+    mi, ni, e = blk.range(WM // M), blk.range(KC // N), blk.range(target.c.nelems)
     r, col = tile_coords(blk, mi, ni, e)
+    if S > 1: col = k0 + col
     # softmax in base 2: exp(x) = exp2(x·log2 e), with the modification (if any) on the natural-log score. Without one the scale c
     # (> 0) is applied by the exponent's FMA, exp2(S·c - max), the row max taken on S and scaled after: one instruction an element less
     c = c_reg.after(init)[0] if c_reg is not None else scale * LOG2E if score is None and scale > 0 else None
     val = s[mi, ni, e] if c is not None else s[mi, ni, e] * (scale * LOG2E) if score is None else \
-      score(s[mi, ni, e] * scale, blk.warp * WM + r, n0 + col, not masked) * LOG2E
+      score(s[mi, ni, e] * scale, rows0 + r, n0 + col, not masked) * LOG2E
     if masked:  # only the tiles a mask's edge crosses pay for it
       # (a phantom trip's keys moved past nk instead, one select a step, kept 40 fewer registers live and measured 4% slower on the
       # H100's document mask: docs/journal.md 2026-11-25, third session)
-      ok = keep(blk.warp * WM + r, n0 + col)
+      ok = keep(rows0 + r, n0 + col)
       val = (ok if real is None else ok & real).where(val, -math.inf)
     if masked or c is None: s = s.after(s[mi, ni, e].store(val).end(mi, ni, e))
     s_rows = rows_view(blk, s)
@@ -170,6 +188,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     # 3-4%; beside another block (64x128x4x2tr2) trees measured 5% slower: docs/journal.md 2026-11-26, fifteenth session)
     tile_max = blk.reg((nrows,))
     tile_max = lane_reduce(blk, tile_max.after(tile_max.after(it).store(row_reduce(s_rows, Ops.MAX, pong))), Ops.MAX)
+    if S > 1: tile_max = across(tile_max, Ops.MAX, it)
     new_max = row_max.maximum(tile_max if c is None else tile_max * c)
     # in a ping-pong, FlashAttention-4's lazy rescale: a row keeps its max until a new one exceeds it by more than LAZY (P ≤ 2^LAZY,
     # within fp8 e4m3's 448; O and the row sum carry the same max, so O / l is unchanged), and the output's rescale is skipped behind
@@ -191,19 +210,21 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     else:   # V_p must have landed, and every warp be done reading K_p before K_{p+1} overwrites it
       vtile = wait_tile(blk, v_s.after(vc), s_done) if bulk is None else wait_bulk(blk, v_s.after(vc), bars.index(1), phase, s_done)
       n1 = (plan.carried(tx[1]) if carry else plan.tile(p + 1)) * BN
-      kc = copy_tile(blk, k_s.after(vtile.buf), kg, tile_rows(n1), (p + 1 < total).where(BN, 0), variant=variant + 1, run=run) if bulk is None else \
+      kc = copy_tile(blk, k_s.after(vtile.buf), kg, tile_rows(n1), (p + 1 < total).where(BN, 0), variant=variant + 1, run=run,
+                     cols=cols) if bulk is None else \
         kv_copy(0, k_s.after(vtile.buf), n1, None, 0, when=p + 1 < total)   # past the last tile: none (nothing waits for it)
     if carry: acc = acc.after(kc, UOp.group((tu:=tix.after(vc, kc))[0].store(tx[1]), tu[1].store(plan.index(p + 2))))
     else: acc = acc.after(kc)
     # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout); read from S's registers where Vᵀ's key order
     # lines them up, rounded by wgmma_tile
-    p_a = a_from_acc(blk, s, target.key_order()) if vt else a_operand(blk, s, blk.warp * WM, v.dtype, via=p_via)
+    p_a = a_from_acc(blk, s, target.key_order()) if vt else a_operand(blk, s, rows0, v.dtype, via=p_via) if S == 1 else \
+      (lambda m, kk, t=wait_tile(blk, acc_to_lds(blk, s, p_s, rows0, v.dtype, cols0=k0)): frag_a(blk, t, rows0 + m * M, kk * K))
     if pong:   # this softmax done, P·V_p waits for this warpgroup's turn, and is left in flight into it
       return wgmma_issue(blk, acc.after(turn(blk, True, bars, acc, vtile.buf)), lambda kk: p_a(0, kk), vtile, b_kn=not vt, add=True).done.end(it)
     if wg:
       pv = wgmma_tile(blk, acc, lambda kk: p_a(0, kk), vtile, b_kn=not vt, add=True)
       return (UOp.group(pv, release(blk, bars, empty(1, slot), pv)) if ring else pv).end(it)
-    return mma(blk, acc, p_a, lambda n0, kk: frags_b(blk, vtile, n0, kk * K, trans=True), BN // K).end(it)
+    return mma(blk, acc, p_a, lambda n0, kk: frags_b(blk, vtile, n0 if S == 1 else d0 + n0, kk * K, trans=True), BN // K, a_reads=S > 1).end(it)
 
   # Each stage, and what follows them, reads the state from the buffers themselves, after the init and the stages before:
   # tinygrad places an AFTER where it is first used, and the emulator skips the body of a loop that runs no time, so an AFTER
@@ -221,7 +242,8 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     dones.append(turn(blk, False, bars, *dones, when=blk.warp < 4))
     dones.append(wgmma_wait(blk, InFlight(raw[0].after(init, *dones), dones[-1]), 0))
   acc, row_max, row_sum = [x.after(init, *dones) for x in raw[:3]]
-  return acc, row_max, lane_reduce(blk, row_sum, Ops.ADD), q_s
+  row_sum = lane_reduce(blk, row_sum, Ops.ADD)
+  return acc, row_max, row_sum if S == 1 else across(row_sum, Ops.ADD, *dones), q_s
 
 def store_rows(blk:Block, cfg:FwdConfig, acc:UOp, row_max:UOp, row_sum:UOp, stage:Smem, o:UOp, o_row:Callable[[UOp], UOp], lse:UOp|None,
                lse_row:Callable[[UOp], UOp], nq:UOp|int, out_scale:UOp|None=None) -> list[UOp]:
@@ -229,24 +251,29 @@ def store_rows(blk:Block, cfg:FwdConfig, acc:UOp, row_max:UOp, row_sum:UOp, stag
   natural-log logsumexp at lse_row(r), for the first nq rows. A row that saw no key gets output 0 and logsumexp -inf. A 16-bit output
   goes through the LDS tile stage (BLOCK_M x D, where it holds 16-bit elements), to leave in whole 16-byte pieces of its rows."""
   M, N, _ = blk.target.mma
-  WM, D = cfg.block_m // blk.warps, acc.shape[1] * N
+  WM, D = cfg.block_m * cfg.split // blk.warps, o.shape[-1]
+  # a warp's rows and output columns (see attend)
+  cg = blk.warp // (blk.warps // cfg.split)
+  rows0, d0 = (blk.warp * WM, 0) if cfg.split == 1 else ((blk.warp - cg * (blk.warps // cfg.split)) * WM, cg * cfg.cols(D))
   a_rows = rows_view(blk, acc)
   nrows = a_rows.shape[0]
   inv = row_sum.eq(0).where(0.0, (1 if out_scale is None else out_scale) / row_sum)
   acc = acc.after(a_rows.store(a_rows * inv.reshape(nrows, 1).expand(a_rows.shape)))
-  if o.dtype.itemsize == 2 == stage.buf.dtype.itemsize: stores = [store_acc(blk, acc, stage, blk.warp * WM, flat(o), o_row, nq)]
+  if o.dtype.itemsize == 2 == stage.buf.dtype.itemsize:
+    stores = [store_acc(blk, acc, stage, rows0, flat(o), o_row, nq, cols0=d0, cols=D if cfg.split > 1 else None)]
   else:
     # fp8's 16-bit output unrolled in the graph: clang left the loop rolled past D=160, indexing the accumulators, which it then kept
     # in scratch (gfx1201: 368-528 bytes at 176-256 -> 0-52). Not decoding's float32 partials: ptxas spilled more at D=256 (sm_90a's
     # split decoding 100 -> 180 bytes of spill stores; docs/journal.md 2026-11-28)
     kind = AxisType.UPCAST if o.dtype.itemsize == 2 else AxisType.LOOP
-    mi, di, e = blk.range(WM // M, kind), blk.range(D // N, kind), blk.range(blk.target.c.nelems, kind)
+    mi, di, e = blk.range(WM // M, kind), blk.range(acc.shape[1], kind), blk.range(blk.target.c.nelems, kind)
     r, col = tile_coords(blk, mi, di, e)
-    row = blk.warp * WM + r
-    stores = [flat(o).index((o_row(row) + col).valid(row < nq)).store(acc[mi, di, e].cast(o.dtype)).end(mi, di, e)]
+    row = rows0 + r
+    ok = row < nq if cfg.split == 1 else (row < nq) & (d0 + col < D)   # a split's phantom columns are not stored
+    stores = [flat(o).index((o_row(row) + (col if cfg.split == 1 else d0 + col)).valid(ok)).store(acc[mi, di, e].cast(o.dtype)).end(mi, di, e)]
   if lse is not None:  # the lanes that share a row write the same value to it
     stores += [flat(lse).index(lse_row(row).valid(row < nq)).store((row_max[i] + row_sum[i].log2()) * LN2)
-               for i, row in enumerate(blk.warp * WM + r for r in row_coords(blk, nrows))]
+               for i, row in enumerate(rows0 + r for r in row_coords(blk, nrows))]
   return stores
 
 def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:Target, cfg:FwdConfig, causal:bool=False,

@@ -104,6 +104,10 @@ class Target:
   # with a window, softcap, ALiBi and a document mask at 32 keys: gfx1100's forward at D=96-128 18-72 VGPRs spilled, gfx1201's dK/dV
   # at 112 41; at 16 none: twenty-fourth session)
   fwd_warp: tuple[int, int, int] = (1 << 16, 1 << 16, 128)
+  # the head dim past which the forward's default (and the tuner's candidates) split the warps along the head dim (FwdConfig.split):
+  # a warp's output of 16 rows by the whole head dim beside S and P spilled on RDNA at 192-256 (clang-22, 64x16x4: gfx1100's bf16
+  # forward 50-133 VGPRs at 208-256, its masked one 57-96, its forward 4-20; split, 0-28; docs/journal.md 2026-11-28)
+  fwd_split: int = 1 << 16
   def fwd_keys(self, d:int, mods:bool=False) -> int:
     """the most keys a warp's forward (and dQ; dK/dV's queries) tile may hold at head dim d (fwd_warp), with mods beyond causal or not;
     a tile's 16 at least"""
@@ -359,7 +363,7 @@ RDNA3 = Target("gfx1100", "AMD", 32, (16, 16, 16),
   lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=96, lds_pad=True,
   # 256 VGPRs a lane, its A operands twice: D=128's Q alone takes 64 (clang-22: dQ's Q and dO held, 73 spilled; read, none); its
   # decoding key tile a warp half RDNA4's (D=256 at 2 warps 1 VGPR spilled, at 4 none; D=64's 32 keys took 248-256 VGPRs, 16 take 183)
-  hold=32, decode_kv=1024, bwd_acc=64, fwd_warp=(16, 32, 80))
+  hold=32, decode_kv=1024, bwd_acc=64, fwd_warp=(16, 32, 80), fwd_split=176)
 
 # mma.sync m16n8k16 (PTX ISA "Matrix Fragments for mma.m16n8k16"): groupID = lane//4 picks rows (A, C) or the column (B)
 SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
@@ -411,7 +415,7 @@ RDNA4 = Target("gfx1201", "AMD", 32, (16, 16, 16),
   a=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)), b=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)),
   c=Frag((2, 8, 16), 2, lanes=(0, 2), elems=(1,)),
   lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=64, lds_pad=True,
-  hold=32, decode_kv=2048, bwd_acc=64, fwd_warp=(16, 32, 96))   # 256 VGPRs a lane: D=128's Q held (32), dQ's Q and dO (64) read again (held, 7 spilled)
+  hold=32, decode_kv=2048, bwd_acc=64, fwd_warp=(16, 32, 96), fwd_split=176)   # 256 VGPRs a lane: D=128's Q held (32), dQ's Q and dO (64) read again (held, 7 spilled)
 RDNA4 = replace(RDNA4, fp8=_fp8(RDNA4, RDNA4.mma, RDNA4.a, RDNA4.b, OCP_FP8))
 
 # CDNA MFMA on 64-lane waves, v_mfma_f32_16x16x{16,32}: A and B hold K/4 consecutive k of row (column) lane%16, the k block lane//16;

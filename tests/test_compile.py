@@ -58,10 +58,11 @@ def test_portable_twin_builds_without_shuffles(arch):
 # (all with FA_UOP_SLOW=1, CI time: the defaults' kernels are checked by the sm_90a build tests, every candidate runs on the GPU in test_jit)
 @pytest.mark.parametrize("arch,portable", [slow("sm_90", False), slow("sm_90", True), slow("gfx1100", False)], ids=["sm_90", "sm_90-twin", "gfx1100"])
 def test_no_lds_race_in_any_candidate(arch, portable):
-  """every config the tuner may pick (at D=64, and the defaults at D=16 and 128), causal so both KV stages are there: no LDS race
-  and no read of LDS nothing wrote"""
+  """every config the tuner may pick (at D=64, and the defaults at D=16 and 128, and a split along the head dim at 48, uneven), causal
+  so both KV stages are there: no LDS race and no read of LDS nothing wrote"""
   t = TARGETS[arch].portable() if portable else TARGETS[arch]
-  for D, cfgs in ((64, candidates(t, 64)), (16, [default_fwd_config(t, 16, True)]), (128, [default_fwd_config(t, 128, False)])):
+  for D, cfgs in ((64, candidates(t, 64)), (16, [default_fwd_config(t, 16, True)]), (128, [default_fwd_config(t, 128, False)]),
+                  (48, [FwdConfig(32, 32, 4, split=2)])):
     for cfg in cfgs: assert lds_hazards(linear(fwd_sink(t, D, True, cfg=cfg), arch)) == [], f"{cfg} at D={D}"
 
 def test_hazard_check_finds_async_copies_read_too_early():
@@ -307,6 +308,19 @@ def test_amd_wide_backward_without_scratch(arch, D):
   assert [str(c) for c in default_bwd_configs(t, D)] == ["16x32x2s2"] * 2 or arch == "gfx942"
   used = {f"{name}{' causal' * c}": resources(compile_source(render(sink, arch), arch)) for c in (False, True) for name, sink in zip(("dK/dV", "dQ"), bwd_sinks(t, D, c))}
   assert all(r["scratch"] == 0 and r["vgpr_spill"] == 0 for r in used.values()), used
+
+@pytest.mark.parametrize("arch,D", [("gfx1201", 224), slow("gfx1100", 208), slow("gfx1100", 256), slow("gfx1201", 256)])
+def test_rdna_wide_forward_without_scratch(arch, D):
+  """past Target.fwd_split (176) RDNA's forward splits its warps along the head dim (32x32x4s2: a warp's output 16 x D/2 columns, the
+  row maxima and P through LDS): causal fp16, bf16 and with a window, softcap, ALiBi and a document mask, without scratch and without
+  an LDS race (at 64x16x4, gfx1100's bf16 forward at 208-256 spilled 50-133 VGPRs, its masked one 57-96; issue 32)"""
+  if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
+  t = TARGETS[arch]
+  assert str(default_fwd_config(t, D, True)) == "32x32x4s2"
+  sinks = {"fp16": fwd_sink(t, D, True), "bf16": fwd_sink(t, D, True, dtypes.bfloat16), "masked": masked_sinks(t, D)[0]}
+  used = {name: resources(compile_source(render(sink, arch), arch)) for name, sink in sinks.items()}
+  assert all(r["scratch"] == 0 and r["vgpr_spill"] == 0 for r in used.values()), used
+  assert lds_hazards(linear(sinks["fp16"], arch)) == []
 
 def test_rdna3_forward_without_scratch():
   """gfx1100's forward keeps everything in VGPRs at D=64 and 96 too (D=128: ROWS), its LDS tiles padded, not swizzled (Target.lds_pad)"""

@@ -34,8 +34,9 @@ def test_gqa(emu, rng, H, Hkv, causal): check(rng, 2, H, Hkv, 40, 50, 32, causal
 @pytest.mark.parametrize("scale", [0.3, -0.5])
 def test_scale(emu, rng, scale): check(rng, 1, 1, 1, 33, 40, 32, True, dtypes.half, scale=scale)
 
-# the 8-warp and 128-row configs are slow to emulate: CI covers them through the static LDS-race check of every candidate (test_compile)
-@pytest.mark.parametrize("cfg", [slow(c) if c.warps == 8 or c.block_m > 64 else c for c in CANDIDATES], ids=str)
+# the 8-warp and 128-row configs are slow to emulate: CI covers them through the static LDS-race check of every candidate (test_compile);
+# the split one (a candidate past Target.fwd_split) in test_split_over_the_head_dim
+@pytest.mark.parametrize("cfg", [slow(c) if c.warps == 8 or c.block_m > 64 else c for c in CANDIDATES if c.split == 1], ids=str)
 # (sm_80's 64x128x4, a tuner candidate there, with FA_UOP_SLOW=1: CI time)
 @slow_on("gfx1100", "sm_80", keep=lambda p: str(p["cfg"]) == "64x32x4" if p["emu"] == "gfx1100" else str(p["cfg"]) != "64x128x4")
 def test_candidate_configs(emu, rng, cfg):
@@ -68,3 +69,10 @@ def test_other_head_dims(emu, rng, D):
 def test_head_dim_256(emu, rng):
   """Gemma's head dim at the default config (past D=128 smaller tiles: fa_uop.config.fitting), causal, GQA, two query blocks with tails"""
   check(rng, 1, 2, 1, 70, 20, 256, True, dtypes.half, cfg=default_fwd_config(target_for("PYTHON"), 256, True))
+
+# the warps split along the head dim (the output's columns) and the keys (S's columns): the row maxima of each step and the row sums meet
+# in LDS, P is shared through LDS; unevenly at D=48 (two groups of 32 columns, the last 16 phantom) and with two m-tiles a warp
+@pytest.mark.parametrize("cfg,D,causal", [("32x32x4s2", 64, True), ("32x32x4s2", 48, False), slow("64x32x4s2", 48, True), slow("32x64x8s4", 64, True)], ids=str)
+@slow_on("gfx1100")
+@all_targets(keep=lambda p: str(p["cfg"]) == "32x32x4s2" and p["causal"])
+def test_split_over_the_head_dim(emu, rng, cfg, D, causal): check(rng, 1, 2, 1, 70, 45, D, causal, dtypes.half, cfg=FwdConfig.parse(cfg))
