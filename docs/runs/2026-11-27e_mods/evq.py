@@ -6,7 +6,7 @@ from multiprocessing import Pool
 def one(spec):
   arch, D, name = spec.replace("+", " ").split(":"); D = int(D)
   line, r = ar.row((arch, D, name, False, True))
-  return f"{arch} {D} {name}: {r['vgpr']} VGPRs, {r['vgpr_spill']} spilled"
+  return f"{arch} {D} {name}: {r['vgpr']} VGPRs, {r['vgpr_spill']} spilled, {r['scratch']} B scratch"
 if __name__ == "__main__":
   with Pool(int(os.environ.get("J", 2))) as p:
     for l in p.imap(one, sys.argv[1:]): print(l, flush=True)
