@@ -13,7 +13,7 @@ from fa_uop.mods import Mods
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, Smem, flat, smem, acc_to_lds, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, col_coords,
-                          lane_rows, lane_cols, load_vec, mma, wgmma_tile, a_operand, a_via, rows_at, store_acc, all_of)
+                          lane_rows, lane_cols, load_vec, mma, wgmma_tile, a_operand, a_via, rows_at, store_acc, all_of, split_warp)
 
 def _info(name:str, flops:int, nbytes:int, cfg:BwdConfig) -> BoundedKernel:
   # stated so tinygrad does not derive it symbolically over data-dependent loop bounds (see forward)
@@ -102,11 +102,8 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   n0 = nb * BK
   kv_base = ((b * Hkv + hk) * Nk + n0) * D
   qg, kg, vg, dog = flat(q), flat(k), flat(v), flat(do)
-  # warp w: key rows from rows0, query columns from q0 and head-dim columns from d0 (the column group w // (W/S)). Not spelled with
-  # w % (W/S): tinygrad splits a thread range taken modulo into two thread dimensions whose hardware order reverses the warps', and
-  # wgmma's warpgroups are the hardware's (see tiles.wgmma_tile)
-  cg = blk.warp // (W // S)
-  rows0, q0, d0 = (blk.warp * WR, 0, 0) if S == 1 else ((blk.warp - cg * (W // S)) * WR, cg * QC, cg * DC)
+  # warp w: key rows from rows0, query columns from q0 and head-dim columns from d0
+  _, rows0, q0, d0 = split_warp(blk, S, WR, QC, DC)
 
   # Hopper: the four products by wgmma (Sᵀ and dPᵀ from LDS, dV and dK with Pᵀ and dSᵀ from registers, or with split from their LDS
   # tiles), the tiles in its swizzle atoms
@@ -282,8 +279,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   m0 = mb * BM
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
   kg, vg = flat(k), flat(v)
-  cg = blk.warp // (W // S)   # the warp's column group (see flash_bwd_dkdv)
-  rows0, k0, d0 = (blk.warp * WM, 0, 0) if S == 1 else ((blk.warp - cg * (W // S)) * WM, cg * KC, cg * DC)
+  _, rows0, k0, d0 = split_warp(blk, S, WM, KC, DC)   # query rows from rows0, keys of S and dP from k0, columns of dQ from d0
   args, plan = kernel_plan(mods, args, b, h, mb, m0, m0 + BM - 1, Nk, BN)
   lim = (H - 1, Nq - 1, Nk - 1)
   keep = lambda qi, kj: mods.keep(b, h, qi, kj, Nk, args, lim)
@@ -307,8 +303,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
     frags.append(f.after(f[fm, fk].store(frag_a(blk, t, rows0 + fm * M, fk * K)).end(fm, fk)))
   q_frag, do_frag = frags or (None, None)
   # dS's LDS tile: shared by the warps with split, else where C and A layouts differ; one for both stages
-  ds_s = smem(blk, BM, BN, k.dtype) if S > 1 else None
-  ds_via = None if wg or S > 1 else a_via(blk, BM, BN, k.dtype)
+  ds_via = smem(blk, BM, BN, k.dtype) if S > 1 else None if wg else a_via(blk, BM, BN, k.dtype)
   dq_acc = acc_tile(blk, WM // M, DC // N)
   nrows = lane_rows(blk, WM // M)
   rows = [m0 + rows0 + r for r in row_coords(blk, nrows)]
@@ -348,9 +343,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
     dp_rows, p_rows = rows_view(blk, dp), rows_view(blk, s)
     ds = p_rows * (dp_rows - dlt.reshape(nrows, 1).expand(dp_rows.shape))
     dp = dp.after(dp_rows.store(ds if dsc is None else ds * rows_view(blk, dsc)))
-    # with split, dS's whole rows from its LDS tile, every warp's columns there
-    dsa = a_operand(blk, dp, rows0, k.dtype, via=ds_via) if S == 1 else \
-      (lambda m, kk, t=wait_tile(blk, acc_to_lds(blk, dp, ds_s, rows0, k.dtype, cols0=k0)): frag_a(blk, t, rows0 + m * M, kk * K))
+    dsa = a_operand(blk, dp, rows0, k.dtype, via=ds_via, shared=k0 if S > 1 else None)
     # the next KV tile's copies overwrite what this step read (through ldmatrix, which tinygrad's barriers do not see)
     if wg: return wgmma_tile(blk, dq_acc, lambda kk: dsa(0, kk), kt, b_kn=True, add=True).barrier().end(it)
     return mma(blk, dq_acc, dsa, lambda c0, kk: frags_b(blk, kt, d0 + c0, kk * K, trans=True), BN // K, a_reads=S > 1).barrier().end(it)

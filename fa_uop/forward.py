@@ -13,7 +13,7 @@ from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, store_tile, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, release, leave,
                           registers, turn, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, wgmma_issue, wgmma_wait,
-                          InFlight, a_operand, a_via, a_from_acc, acc_to_lds, lane_reduce, row_reduce, rows_at, scale_rows)
+                          InFlight, a_operand, a_via, a_from_acc, lane_reduce, row_reduce, rows_at, scale_rows, split_warp)
 
 LOG2E, LN2 = math.log2(math.e), math.log(2)
 LAZY = 8.0   # a ping-pong's lazy rescale, in log2 units (see kv_step)
@@ -43,9 +43,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   M, N, K = target.mma
   S = cfg.split
   WM, KC, DC = BM * S // blk.warps, BN // S, cfg.cols(D)   # a warp's query rows, keys of S and head-dim columns of the output
-  # warp w: query rows from rows0, keys from k0 and output columns from d0 (its column group w // (warps/S), as flash_bwd_dkdv's)
-  cg = blk.warp // (blk.warps // S)
-  rows0, k0, d0 = (blk.warp * WM, 0, 0) if S == 1 else ((blk.warp - cg * (blk.warps // S)) * WM, cg * KC, cg * DC)
+  cg, rows0, k0, d0 = split_warp(blk, S, WM, KC, DC)   # query rows from rows0, keys from k0 and output columns from d0
   cols = D if S > 1 else None   # the copies' columns, where the tiles take a split's phantom ones too
   qg, kg, vg = flat(q), flat(k), flat(v)
   total = plan.total
@@ -128,8 +126,8 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   raw = (acc, row_max, row_sum, tix)
   # P's LDS tile where C and A layouts differ, one for both stages: over Q's, where Q is held in registers meanwhile. With split, shared
   # (every warp reads whole rows of P), and the column groups' row maxima a step meet in mx
-  p_via = None if vt or wg or S > 1 else a_via(blk, BM, BN, v.dtype, over=q_s if q_in_regs else None)
-  p_s, mx = (smem(blk, BM, BN, v.dtype), blk.lds((S, BM), dtypes.float)) if S > 1 else (None, None)
+  p_via = smem(blk, BM, BN, v.dtype) if S > 1 else None if vt or wg else a_via(blk, BM, BN, v.dtype, over=q_s if q_in_regs else None)
+  mx = blk.lds((S, BM), dtypes.float) if S > 1 else None
   lane_rows_at = [rows0 + r for r in row_coords(blk, nrows)]
   def across(vals:UOp, op:Ops, *deps:UOp) -> UOp:
     """vals (a lane's row statistics of its column group) combined with the other groups' by op, through mx"""
@@ -217,8 +215,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     else: acc = acc.after(kc)
     # acc += P·V, P in v's dtype (through LDS where the C layout is not an A layout); read from S's registers where Vᵀ's key order
     # lines them up, rounded by wgmma_tile
-    p_a = a_from_acc(blk, s, target.key_order()) if vt else a_operand(blk, s, rows0, v.dtype, via=p_via) if S == 1 else \
-      (lambda m, kk, t=wait_tile(blk, acc_to_lds(blk, s, p_s, rows0, v.dtype, cols0=k0)): frag_a(blk, t, rows0 + m * M, kk * K))
+    p_a = a_from_acc(blk, s, target.key_order()) if vt else a_operand(blk, s, rows0, v.dtype, via=p_via, shared=k0 if S > 1 else None)
     if pong:   # this softmax done, P·V_p waits for this warpgroup's turn, and is left in flight into it
       return wgmma_issue(blk, acc.after(turn(blk, True, bars, acc, vtile.buf)), lambda kk: p_a(0, kk), vtile, b_kn=not vt, add=True).done.end(it)
     if wg:
@@ -252,9 +249,7 @@ def store_rows(blk:Block, cfg:FwdConfig, acc:UOp, row_max:UOp, row_sum:UOp, stag
   goes through the LDS tile stage (BLOCK_M x D, where it holds 16-bit elements), to leave in whole 16-byte pieces of its rows."""
   M, N, _ = blk.target.mma
   WM, D = cfg.block_m * cfg.split // blk.warps, o.shape[-1]
-  # a warp's rows and output columns (see attend)
-  cg = blk.warp // (blk.warps // cfg.split)
-  rows0, d0 = (blk.warp * WM, 0) if cfg.split == 1 else ((blk.warp - cg * (blk.warps // cfg.split)) * WM, cg * cfg.cols(D))
+  _, rows0, d0 = split_warp(blk, cfg.split, WM, cfg.cols(D))   # a warp's rows and output columns (see attend)
   a_rows = rows_view(blk, acc)
   nrows = a_rows.shape[0]
   inv = row_sum.eq(0).where(0.0, (1 if out_scale is None else out_scale) / row_sum)

@@ -35,6 +35,16 @@ class Block:
   def reg(self, shape:tuple[int, ...], dtype:DType=dtypes.float) -> UOp:
     return UOp.placeholder(shape, dtype, slot=next(self.slots), addrspace=AddrSpace.REG)
 
+def split_warp(blk:Block, split:int, rows:int, *cols:int) -> tuple[UOp|int, ...]:
+  """where this warp works in a block whose warps split `split` ways along columns (FwdConfig.split, BwdConfig.split): its column group,
+  its first row (rows a warp) within its row group, and for each of cols (columns a warp, of each dimension split) its first column;
+  0s without a split. The group is warp // (warps/split), not the row spelled warp % (warps/split): tinygrad splits a thread range
+  taken modulo into two thread dimensions whose hardware order reverses the warps', and wgmma's warpgroups are the hardware's"""
+  if split == 1: return (0, blk.warp * rows, *(0 for _ in cols))
+  per = blk.warps // split
+  cg = blk.warp // per
+  return (cg, (blk.warp - cg * per) * rows, *(cg * c for c in cols))
+
 def flat(buf:UOp) -> UOp:
   """the flat buffer under a global placeholder. Index it, not a reshape of it: tinygrad's reshape lowering drops valid clauses
   whose ranges the simplified index no longer mentions, which ungates a store."""
@@ -239,7 +249,8 @@ def leave(blk:Block, when:UOp, buf:UOp, *deps:UOp) -> UOp:
 
 def store_tile(blk:Block, src:Smem, dst:UOp, row:Callable[[UOp], UOp], rows_valid:UOp|int, cols:int|None=None) -> UOp:
   """copy_tile's reverse: store src (its rows' first cols columns, all by default) to a flat global buffer (row r of the tile at
-  element row(r)), 16 bytes per thread and step, its rows from rows_valid on not at all. Whole rows leave in 16-byte pieces, where C fragments would store a few bytes per row each.
+  element row(r)), 16 bytes per thread and step, its rows from rows_valid on not at all. Whole rows leave in 16-byte pieces, where C
+  fragments would store a few bytes per row each.
   Each row(r) is a multiple of 16 bytes, as the rows of a (..., D) tensor are: said so to tinygrad, which vectorizes (8 bytes at
   most, bf16 not at all); the target's store16, where it has one, moves each piece in one instruction pair."""
   fast = blk.target.store16 is not None   # the target's 16-byte store, which tinygrad's vectorizer would not give (bf16: none)
@@ -398,11 +409,17 @@ def a_from_acc(blk:Block, p:UOp, keys:tuple[int, ...]|None=None) -> Callable[[UO
   if src == list(range(len(src))): return lambda m, kk: pa[m, kk]
   return lambda m, kk: UOp.stack(*[pa[m, kk, i] for i in src])
 
-def a_operand(blk:Block, t:UOp, rows0:UOp, dtype:DType, keys:tuple[int, ...]|None=None, via:Smem|None=None) -> Callable[[UOp|int, UOp|int], UOp]:
+def a_operand(blk:Block, t:UOp, rows0:UOp, dtype:DType, keys:tuple[int, ...]|None=None, via:Smem|None=None,
+              shared:UOp|int|None=None) -> Callable[[UOp|int, UOp|int], UOp]:
   """A fragments (m-tile, K-step) of the C-fragment register tile t, this warp's rows from rows0 of the block, rounded to dtype:
   read straight from registers where the C and A layouts line up (keys: as a_from_acc's), else through the LDS tile via (a_via's;
-  None: a new one)"""
+  None: a new one). shared: t is this warp's columns from there of rows its row group's warps share (a split, split_warp): through
+  via, every warp's columns there before any reads whole rows"""
   M, N, K = blk.target.mma
+  if shared is not None:
+    assert via is not None, "a shared tile is the caller's"
+    s = wait_tile(blk, acc_to_lds(blk, t, via, rows0, dtype, cols0=shared))
+    return lambda m, kk: frag_a(blk, s, rows0 + m * M, kk * K)
   tm, tn, _ = t.shape
   reg = acc_tile(blk, tm, tn, dtype)
   reg = reg.after(reg.store(t.cast(dtype)))
@@ -421,8 +438,8 @@ def acc_to_lds(blk:Block, t:UOp, s:Smem, rows0:UOp, dtype:DType, unrolled:bool=F
 def store_acc(blk:Block, t:UOp, s:Smem, rows0:UOp, dst:UOp, row:Callable[[UOp], UOp], rows_valid:UOp|int, cols0:UOp|int=0,
               cols:int|None=None) -> UOp:
   """store the C-fragment register tile t (each warp's rows from rows0, columns from cols0) to a flat 16-bit global buffer (row r of
-  the block at element row(r), the first rows_valid rows, the first cols columns) through the free LDS tile s: whole 16-byte pieces of rows leave, where C
-  fragments would store a few bytes per row each. Unrolled: at the END of a loop of LDS stores tinygrad puts a barrier that lists the
+  the block at element row(r), the first rows_valid rows and cols columns) through the free LDS tile s: whole 16-byte pieces of rows
+  leave, where C fragments would store a few bytes per row each. Unrolled: at the END of a loop of LDS stores tinygrad puts a barrier that lists the
   LDS loads the stored values came from, a KV loop's, which the emulator never made where that stage of the loop ran no time"""
   return store_tile(blk, wait_tile(blk, acc_to_lds(blk, t, s, rows0, dst.dtype, unrolled=True, cols0=cols0)), dst, row, rows_valid, cols)
 
