@@ -4,7 +4,7 @@ derivative `dscore` and `keep` at the one place their scores are made, and `tile
 of those need the mask."""
 from __future__ import annotations
 import functools, math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 from tinygrad import UOp, dtypes
 from tinygrad.mixin.gradient import compute_gradient
@@ -134,6 +134,10 @@ class TilePlan:
   def index(self, p:UOp|int) -> UOp|int:
     """tile(p) as an int32, for the register a kernel carries it in"""
     return t if isinstance(t:=self.tile(p), int) else t.cast(dtypes.int32)
+  def one_stage(self) -> TilePlan:
+    """every tile visited masked, in one stage: beside a second copy of the loop's body the kernels past D=128 spill (RDNA's masked
+    dK/dV 16-30 VGPRs; the H100's causal dK/dV at D=256, flash_bwd_dkdv), where the mask's compare and select an element cost little"""
+    return replace(self, n_masked=self.total, n_free=0)
   def carried(self, t:UOp) -> UOp:
     """a tile index read back from the register it was carried in, its bounds told to tinygrad again: it then drops the copies' and
     the statistics' guards its tiles cannot need, two integer ops for many (the document mask's backward on the H100: -3%,

@@ -296,6 +296,36 @@ def test_kernels_get_only_the_buffers_they_read(emu, rng):
   for name, g, want in zip(("dq", "dk", "dv"), grads, refs):   # dk and dv summed over the GQA group
     assert np.linalg.norm(host(g) - want) / np.linalg.norm(want) <= GTOL[dtypes.half]["rel"], name
 
+# *** past D=128, a window's or a block map's tiles in one masked stage ***
+
+@pytest.mark.parametrize("mod", ["window", "document"])
+@slow_on("gfx1100", "sm_80", keep=lambda p: (p["mod"] == "document") == (p["emu"] == "gfx1100"))   # one each by default (CI time)
+def test_one_masked_stage_past_d128(emu, rng, mod):
+  """past D=128 the kernels visit every tile of a window's plan or a block map masked, in one stage (TilePlan.one_stage), the full
+  tiles too: the output, logsumexp and gradients at D=144 at the default configs (several query and key tiles, partial and full,
+  GQA, tails) against float64"""
+  from fa_uop.mods import Mods
+  r, seed = rng
+  Nq, Nk, D = 100, 110, 144
+  (qn, kn, vn), (q, k, v) = qkv(r, 1, 2, 1, Nq, Nk, D, dtypes.half)
+  if mod == "window":
+    keep, kw = window_keep(Nq, Nk, 60, None, True), dict(causal=True, window=(60, None))
+  else:
+    docs = np.repeat(np.arange(3), [25, 70, 15]).astype(np.int32)[None]
+    keep, kw = docs[:, None, :Nq, None] == docs[:, None, None, :], dict(mask_mod=lambda b, h, qi, kj, d: d[b, qi].eq(d[b, kj]),
+                                                                        mod_args=(Tensor(docs, device="PYTHON"),))
+  assert Mods(causal=kw.get("causal", False), window=kw.get("window", (None, None)), mask_mod=kw.get("mask_mod")).masks_more
+  for t in (q, k, v): t.requires_grad = True
+  o, lse = flash_attention(q, k, v, return_lse=True, **kw)
+  do = r.standard_normal((1, 2, Nq, D))
+  grads = (o.float() * Tensor(do.astype(np.float32), device="PYTHON")).sum().gradient(q, k, v)
+  ref_o, ref_lse = attention_ref(qn, kn, vn, kw.get("causal", False), keep=keep)
+  check_rows(host(o), lse.numpy().astype(np.float64), ref_o, ref_lse, dtypes.half, f"(seed {seed})")
+  for name, g, want in zip(("dq", "dk", "dv"), grads, attention_bwd_ref(qn, kn, vn, do, kw.get("causal", False), keep=keep)):
+    g, t = host(g), GTOL[dtypes.half]
+    assert np.linalg.norm(g - want) / np.linalg.norm(want) <= t["rel"], f"{name} rel err (seed {seed})"
+    assert np.abs(g - want).max() <= t["abs"], f"{name} max abs err {np.abs(g - want).max():.2e} (seed {seed})"
+
 # *** head dim 256 ***
 
 @pytest.mark.slow   # 2-3 min a target on the emulator: by default the forward on every target (test_forward) and the backward on sm_80
