@@ -135,7 +135,8 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   if (general:=mods.masks_more):
     # a block map's plan depends on the head where the mask reads it; the head loop runs around the stages
     g = blk.range(G, AxisType.REDUCE)
-    args, plan = kernel_plan(mods, args, b, hk * G + g, nb, n0, n0 + BK - 1, Nq, BQ, D, keys=False)   # the map: keys x queries
+    args, plan = kernel_plan(mods, args, b, hk * G + g, nb, n0, n0 + BK - 1, Nq, BQ, target.stages(D, "dkdv", causal, True),
+                             keys=False)   # the map: keys x queries
     phantom = (plan.total if isinstance(plan.total, int) else plan.total.vmin) < 1
     n_masked = (1 if isinstance(plan.n_masked, int) else plan.n_masked.maximum(1)) if phantom else plan.n_masked
     n_free = plan.n_free
@@ -280,7 +281,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
   kg, vg = flat(k), flat(v)
   _, rows0, k0, d0 = split_warp(blk, S, WM, KC, DC)   # query rows from rows0, keys of S and dP from k0, columns of dQ from d0
-  args, plan = kernel_plan(mods, args, b, h, mb, m0, m0 + BM - 1, Nk, BN, D)
+  args, plan = kernel_plan(mods, args, b, h, mb, m0, m0 + BM - 1, Nk, BN, target.stages(D, "dq", causal, mods.masks_more))
   lim = (H - 1, Nq - 1, Nk - 1)
   keep = lambda qi, kj: mods.keep(b, h, qi, kj, Nk, args, lim)
   no_key_rows = (lambda l: l.eq(-math.inf).where(math.inf, l)) if mods.masks_more else (lambda l: l)  # see flash_bwd_dkdv

@@ -236,15 +236,15 @@ def map_plan(counts:UOp, idx:UOp|None, b:UOp, h:UOp, rb:UOp) -> TilePlan:
   # unmasked stage, whose tile, then a constant, it would load outside the loop that never runs (past a key tail)
   return TilePlan(part + borrow, (full - borrow).minimum(nC - 1), tile, part + full, listed=True, last=nC - 1)
 
-def kernel_plan(mods:Mods, args:tuple[UOp, ...], b:UOp, h:UOp, rb:UOp, first:UOp, last:UOp, n:int, T:int, d:int, keys:bool=True) -> tuple[tuple[UOp, ...], TilePlan]:
+def kernel_plan(mods:Mods, args:tuple[UOp, ...], b:UOp, h:UOp, rb:UOp, first:UOp, last:UOp, n:int, T:int, stages:int, keys:bool=True) -> tuple[tuple[UOp, ...], TilePlan]:
   """a kernel's mod buffers and the tiles of its row block rb (rows at positions first..last over n columns in tiles of T):
   with a mask_mod its block map, passed after the mod buffers (the schedule already taken by launch), gives them; else mods.plan
-  from the window and causal. Beyond causal past D=128 (head dim d) in one masked stage (TilePlan.one_stage)"""
+  from the window and causal; in one masked stage where stages is 1 (Target.stages)"""
   if mods.mask_mod is None: args, plan = args, mods.plan(first, last, n, T, keys)
   else:
     maps = args[mods.n_args:]   # counts, and the lists where there are several column tiles
     args, plan = args[:mods.n_args], map_plan(maps[0], maps[1] if len(maps) > 1 else None, b, h, rb)
-  return args, plan.one_stage() if mods.masks_more and d > 128 else plan
+  return args, plan.one_stage() if stages == 1 else plan
 
 def clear_cache() -> None:
   """forget every cached block map (the next call builds its map again: bench.py times that)"""

@@ -298,7 +298,7 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   m0 = mb * BM
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
   lim = (H - 1, Nq - 1, Nk - 1)
-  args, plan = kernel_plan(mods, args, b, h, mb, m0, m0 + BM - 1, Nk, BN, D)
+  args, plan = kernel_plan(mods, args, b, h, mb, m0, m0 + BM - 1, Nk, BN, target.stages(D, "fwd", mods.causal, mods.masks_more))
   sc = 1 / math.sqrt(D) if scale is None else scale
   # fp8: the descales of this block's (batch, KV head)
   qd, kd, vd = (flat(t).index(b * Hkv + h // (H // Hkv)) for t in descales) if fp8 else (None, None, None)

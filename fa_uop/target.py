@@ -108,6 +108,20 @@ class Target:
   # a warp's output of 16 rows by the whole head dim beside S and P spilled on RDNA at 192-256 (clang-22, 64x16x4: gfx1100's bf16
   # forward 50-133 VGPRs at 208-256, its masked one 57-96, its forward 4-20; split, 0-28; docs/journal.md 2026-11-28)
   fwd_split: int = 1 << 16
+  # RDNA past this head dim the forward under a mask beyond causal or, split (fwd_split), without a causal diagonal (its masked stage
+  # then the key tail's tile), and the causal dQ visit their tiles in one stage, each masked (fa_uop.mods.TilePlan.one_stage), where
+  # beside a second copy of the loop's body they spilled (clang-22: gfx1100's split forward at 224-256 2-28 VGPRs -> none, its masked
+  # one at 160 and 240 7 and 16 -> 2; the causal dQ at 256 9 -> 3 on gfx1201, under a score_mod 2-3 -> none). Not the others, which one
+  # stage spilled: the bf16 causal forward at 208-256 20-23 VGPRs, gfx1201's unsplit forward at 176 24, the non-causal dQ at 144-256 1-6
+  # (docs/journal.md 2026-11-28, twenty-sixth session)
+  one_stage: int = 1 << 16
+  def stages(self, d:int, kernel:str, causal:bool, masks_more:bool) -> int:
+    """the stages the KV (dK/dV's: query) loop of kernel (fwd, dq, dkdv) takes at head dim d: 1 (every tile masked) where one_stage says,
+    and in the backward past D=128 under a window or a mask_mod, on every target (RDNA's masked dK/dV spilled 16-30 VGPRs beside two;
+    H100 at D=256: the document mask's backward 1.80 -> 1.60 ms, a window's 1.64 -> 1.48, but its forward 0.33 -> 0.36), as the causal
+    dK/dV does (fa_uop.backward); else 2 (the masked tiles, then the rest)"""
+    if kernel == "fwd": return 1 if d > self.one_stage and (masks_more or (not causal and d > self.fwd_split)) else 2
+    return 1 if (masks_more and d > 128) or (kernel == "dq" and causal and d > self.one_stage) else 2
   def fwd_keys(self, d:int, mods:bool=False) -> int:
     """the most keys a warp's forward (and dQ; dK/dV's queries) tile may hold at head dim d (fwd_warp), with mods beyond causal or not;
     a tile's 16 at least"""
@@ -363,7 +377,7 @@ RDNA3 = Target("gfx1100", "AMD", 32, (16, 16, 16),
   lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=96, lds_pad=True,
   # 256 VGPRs a lane, its A operands twice: D=128's Q alone takes 64 (clang-22: dQ's Q and dO held, 73 spilled; read, none); its
   # decoding key tile a warp half RDNA4's (D=256 at 2 warps 1 VGPR spilled, at 4 none; D=64's 32 keys took 248-256 VGPRs, 16 take 183)
-  hold=32, decode_kv=1024, bwd_acc=64, fwd_warp=(16, 32, 80), fwd_split=176)
+  hold=32, decode_kv=1024, bwd_acc=64, fwd_warp=(16, 32, 80), fwd_split=176, one_stage=128)
 
 # mma.sync m16n8k16 (PTX ISA "Matrix Fragments for mma.m16n8k16"): groupID = lane//4 picks rows (A, C) or the column (B)
 SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
@@ -415,7 +429,7 @@ RDNA4 = Target("gfx1201", "AMD", 32, (16, 16, 16),
   a=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)), b=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)),
   c=Frag((2, 8, 16), 2, lanes=(0, 2), elems=(1,)),
   lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=64, lds_pad=True,
-  hold=32, decode_kv=2048, bwd_acc=64, fwd_warp=(16, 32, 96), fwd_split=176)   # 256 VGPRs a lane: D=128's Q held (32), dQ's Q and dO (64) read again (held, 7 spilled)
+  hold=32, decode_kv=2048, bwd_acc=64, fwd_warp=(16, 32, 96), fwd_split=176, one_stage=128)   # 256 VGPRs a lane: D=128's Q held (32), dQ's Q and dO (64) read again (held, 7 spilled)
 RDNA4 = replace(RDNA4, fp8=_fp8(RDNA4, RDNA4.mma, RDNA4.a, RDNA4.b, OCP_FP8))
 
 # CDNA MFMA on 64-lane waves, v_mfma_f32_16x16x{16,32}: A and B hold K/4 consecutive k of row (column) lane%16, the k block lane//16;

@@ -52,6 +52,16 @@ def test_other_head_dims(emu, rng, D):
   N = 24 if D == 256 else 40
   check_autograd(rng, 1, 1, 1, N, N, D, True, dtypes.half)
 
+@pytest.mark.parametrize("emu", ["gfx1100", "gfx1201"], indirect=True)   # the targets with a Target.one_stage (gfx1201: FA_UOP_SLOW=1)
+@pytest.mark.parametrize("causal", [False, slow(True)], ids=["full", "causal"])   # causal: by default at D=256 above
+def test_one_stage_past_the_targets_head_dim(emu, rng, causal):
+  """past Target.one_stage the forward without a causal diagonal and the causal dQ visit every KV tile masked, in one stage: at D=192
+  (the non-causal forward's, the causal dQ's), key and query tails over several tiles and GQA, the output and gradients against float64"""
+  from fa_uop import RDNA3, RDNA4
+  t = {"gfx1100": RDNA3, "gfx1201": RDNA4}[emu]
+  assert t.stages(192, "fwd" if not causal else "dq", causal, False) == 1
+  check_autograd(rng, 1, 2, 1, 70, 75, 192, causal, dtypes.half)
+
 @pytest.mark.parametrize("Nq,Nk,causal", [(1, 1, False), (1, 40, True), (40, 1, True), (17, 33, True), (33, 17, False), (70, 33, True)])
 @slow_on("gfx1100", keep=lambda p: p["Nq"] in (17, 70))
 @all_targets(keep=lambda p: p["Nq"] == 17)
