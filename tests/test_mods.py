@@ -302,8 +302,8 @@ def test_kernels_get_only_the_buffers_they_read(emu, rng):
 @slow_on("gfx1100", "sm_80", keep=lambda p: (p["mod"] == "document") == (p["emu"] == "gfx1100"))   # one each by default (CI time)
 def test_one_masked_stage_past_d128(emu, rng, mod):
   """past D=128 the backward kernels (and RDNA's forward: Target.stages) visit every tile of a window's plan or a block map masked, in
-  one stage (TilePlan.one_stage), the full tiles too: the output, logsumexp and gradients at D=144 at the default configs (several query and key tiles, partial and full,
-  GQA, tails) against float64"""
+  one stage (TilePlan.one_stage), the full tiles too: the output, logsumexp and gradients at D=144 at the default configs (several
+  query and key tiles, partial and full, GQA, tails) against float64"""
   from fa_uop.mods import Mods
   r, seed = rng
   Nq, Nk, D = 100, 110, 144
