@@ -129,14 +129,14 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   # of one id and unbalanced braces (nvrtc failed on Nq = Nk = 128). So the masked stage has a constant count (tiles past
   # Nq cost a little, add nothing) and the unmasked stage walks down from the last tile, its indices free of the block index.
   n_qt, key0, trips = math.ceil(Nq / BQ), n0, None
-  one_stage = causal and not mods.masks_more and D > 128   # the causal stages past D=128: see below
+  stages = target.stages(D, "dkdv", causal, mods.masks_more)
+  one_stage = causal and not mods.masks_more and stages == 1   # the causal stages past D=128: see below
   # a window or a mask_mod: the tiles tile_plan gives (mirrored: the queries that see the block's keys), a phantom masked trip
   # where a block has none, as attend does
   if (general:=mods.masks_more):
     # a block map's plan depends on the head where the mask reads it; the head loop runs around the stages
     g = blk.range(G, AxisType.REDUCE)
-    args, plan = kernel_plan(mods, args, b, hk * G + g, nb, n0, n0 + BK - 1, Nq, BQ, target.stages(D, "dkdv", causal, True),
-                             keys=False)   # the map: keys x queries
+    args, plan = kernel_plan(mods, args, b, hk * G + g, nb, n0, n0 + BK - 1, Nq, BQ, stages, keys=False)   # the map: keys x queries
     phantom = (plan.total if isinstance(plan.total, int) else plan.total.vmin) < 1
     n_masked = (1 if isinstance(plan.n_masked, int) else plan.n_masked.maximum(1)) if phantom else plan.n_masked
     n_free = plan.n_free

@@ -119,9 +119,10 @@ class Target:
     """the stages the KV (dK/dV's: query) loop of kernel (fwd, dq, dkdv) takes at head dim d: 1 (every tile masked) where one_stage says,
     and in the backward past D=128 under a window or a mask_mod, on every target (RDNA's masked dK/dV spilled 16-30 VGPRs beside two;
     H100 at D=256: the document mask's backward 1.80 -> 1.60 ms, a window's 1.64 -> 1.48, but its forward 0.33 -> 0.36), as the causal
-    dK/dV does (fa_uop.backward); else 2 (the masked tiles, then the rest)"""
+    dK/dV does past D=128 on every target (fa_uop.backward); else 2 (the masked tiles, then the rest)"""
     if kernel == "fwd": return 1 if d > self.one_stage and (masks_more or (not causal and d > self.fwd_split)) else 2
-    return 1 if (masks_more and d > 128) or (kernel == "dq" and causal and d > self.one_stage) else 2
+    if kernel == "dkdv": return 1 if d > 128 and (causal or masks_more) else 2
+    return 1 if (masks_more and d > 128) or (causal and d > self.one_stage) else 2
   def fwd_keys(self, d:int, mods:bool=False) -> int:
     """the most keys a warp's forward (and dQ; dK/dV's queries) tile may hold at head dim d (fwd_warp), with mods beyond causal or not;
     a tile's 16 at least"""
