@@ -13,7 +13,7 @@ from fa_uop.mods import Mods
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, Smem, flat, smem, acc_to_lds, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, col_coords,
-                          lane_rows, lane_cols, load_vec, mma, wgmma_tile, a_operand, a_via, rows_at, store_acc, all_of, split_warp)
+                          lane_rows, lane_cols, load_vec, mma, wgmma_tile, a_operand, a_via, rows_at, store_acc, all_of, split_warp, in_order)
 
 def _info(name:str, flops:int, nbytes:int, cfg:BwdConfig) -> BoundedKernel:
   # stated so tinygrad does not derive it symbolically over data-dependent loop bounds (see forward)
@@ -110,8 +110,12 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   wg = _wgmma(target, cfg, D)
   k_s, v_s = smem(blk, BK, DT, k.dtype, atom=64 if wg else 0), smem(blk, BK, DT, k.dtype, atom=64 if wg else 0)
   q_s, do_s = smem(blk, BQ, DT, q.dtype, atom=64 if wg else 0), smem(blk, BQ, DT, q.dtype, atom=64 if wg else 0)
-  kv_copy = UOp.group(copy_tile(blk, k_s, kg, rows_at(kv_base, D), Nk - n0, cols=D),
-                      copy_tile(blk, v_s, vg, rows_at(kv_base, D), Nk - n0, variant=1, cols=D))
+  # V's tile, then K's, where the target orders them (tiles.in_order): the twin's pieces of both in registers at once, beside every value
+  # the loop holds (hoisted into this prologue), spilled (clang-22, RDNA past D=224: gfx1100's causal dK/dV at 240 4 VGPRs, its window's
+  # at 256 4; one tile at a time, none; K's first, gfx1201's at 256 8). Elsewhere as before (their order only numbers the ranges)
+  copy_k = lambda base: copy_tile(blk, k_s, kg, rows_at(base, D), Nk - n0, cols=D)
+  copy_v = lambda: copy_tile(blk, v_s, vg, rows_at(kv_base, D), Nk - n0, variant=1, cols=D)
+  kv_copy = UOp.group(copy_k(kv_base), copy_v()) if target.fence is None else UOp.group(copy_k(in_order(blk, kv_base, v_s, vc:=copy_v())), vc)
 
   dk_acc, dv_acc = acc_tile(blk, WR // M, DC // N), acc_tile(blk, WR // M, DC // N)
   hold_kv = target.holds(2 * WR // M, D // K, k.dtype.itemsize)
@@ -158,8 +162,12 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     # see forward: no stage of at most one trip whose count varies; there the one tile from q_lo (past Nq: nothing) is the stage
     if n_free.vmax <= 1: n_masked, n_free = 1, 0
     # its mask reads the block's first key, and its loop its count, from registers: the block index must not meet that loop (see above)
-    key0 = (k0:=blk.reg((1,), dtypes.int32)).after(k0.store(n0))[0]
-    if not isinstance(n_free, int): trips = (tr:=blk.reg((1,), dtypes.int32)).after(tr.store(n_free))[0]
+    # Read back with their bounds told to tinygrad again where the copies are the twin's (as TilePlan.carried does): unbounded, the loop's
+    # index and every copy address made of it were 64-bit (clang-22, gfx1100 at D=240: 106 of them, 9 VGPRs spilled -> 4). Not with the
+    # async copy, whose addresses are 64-bit sums anyway: bounded there, the H100's causal backward at D=256 went 2.77 -> 2.91 ms
+    bounded = (lambda x, top: x.maximum(0).minimum(int(top))) if target.copy16 is None else (lambda x, top: x)
+    key0 = bounded((k0:=blk.reg((1,), dtypes.int32)).after(k0.store(n0))[0], n0.vmax)
+    if not isinstance(n_free, int): trips = bounded((tr:=blk.reg((1,), dtypes.int32)).after(tr.store(n_free))[0], n_free.vmax)
   ncols = lane_cols(blk, QC // N)
 
   lim = (H - 1, Nq - 1, Nk - 1)

@@ -70,6 +70,9 @@ class Target:
   wgmma_wait: Callable[..., list[UOp]]|None = None   # a product wgmma left in flight, waited for (see _cuda_wgmma_wait)
   # registers times factors behind a branch, skipped where it is not taken (see _cuda_scale_if); twin: the multiplies every time
   scale_if: Callable[[list[UOp], list[UOp], list[int], UOp], UOp]|None = None
+  # the int x once anchor (an LDS index after statements) is done, behind a point the compiler moves no memory access across (an empty
+  # asm clobbering memory; fa_uop.tiles.in_order); twin: x
+  fence: Callable[[UOp, UOp], UOp]|None = None
   # the kernels are laid out for warpgroup MMA (warpgroups of 64 rows, LDS tiles in 128-byte swizzle atoms), which the portable twin
   # keeps: the emulator runs the layout the GPU gets, its products by mma.sync
   warpgroups: bool = False
@@ -139,7 +142,7 @@ class Target:
     return tiles * ksteps * self.a.nelems * itemsize <= 4 * self.hold
   def portable(self) -> Target:
     return replace(self, shuffle=None, copy16=None, copy_wait=None, store16=None, ldsm=None, ldsm_addr=None, wgmma=None, wgmma_wait=None,
-                   scale_if=None, tma=None, narrow=self.narrow and self.narrow.portable(), fp8=self.fp8 and self.fp8.portable())
+                   scale_if=None, fence=None, tma=None, narrow=self.narrow and self.narrow.portable(), fp8=self.fp8 and self.fp8.portable())
   @property
   def atom(self) -> int:
     """the columns of one row of a 128-byte swizzle atom (wgmma's LDS tiles) in the elements this description's MMA takes"""
@@ -267,6 +270,9 @@ def _amd_bpermute_xor(val:UOp, off:int, lane:UOp) -> UOp:
   return UOp(Ops.CUSTOM, dtypes.float, (val, ((lane ^ off) * 4).cast(dtypes.int)),
              arg="__builtin_bit_cast(float, __builtin_amdgcn_ds_bpermute({1}, __builtin_bit_cast(int, {0})))")
 
+def _amd_fence(x:UOp, anchor:UOp) -> UOp:
+  return UOp(Ops.CUSTOM, dtypes.int, (x.cast(dtypes.int), anchor), arg='({{asm volatile("" ::: "memory"); {0};}})')
+
 def _cuda_copy16(dst:UOp, src:UOp, ok:UOp|None, active:UOp|None) -> UOp:
   nbytes = UOp.const(16, dtypes.int) if ok is None else ok.where(UOp.const(16, dtypes.int), UOp.const(0, dtypes.int))
   # each copy is its own commit group: the waits are for all groups, and a copy never waits on a commit statement nothing uses
@@ -378,7 +384,7 @@ RDNA3 = Target("gfx1100", "AMD", 32, (16, 16, 16),
   lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=96, lds_pad=True,
   # 256 VGPRs a lane, its A operands twice: D=128's Q alone takes 64 (clang-22: dQ's Q and dO held, 73 spilled; read, none); its
   # decoding key tile a warp half RDNA4's (D=256 at 2 warps 1 VGPR spilled, at 4 none; D=64's 32 keys took 248-256 VGPRs, 16 take 183)
-  hold=32, decode_kv=1024, bwd_acc=64, fwd_warp=(16, 32, 80), fwd_split=176, one_stage=128)
+  hold=32, decode_kv=1024, bwd_acc=64, fwd_warp=(16, 32, 80), fwd_split=176, one_stage=128, fence=_amd_fence)
 
 # mma.sync m16n8k16 (PTX ISA "Matrix Fragments for mma.m16n8k16"): groupID = lane//4 picks rows (A, C) or the column (B)
 SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
@@ -430,7 +436,7 @@ RDNA4 = Target("gfx1201", "AMD", 32, (16, 16, 16),
   a=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)), b=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)),
   c=Frag((2, 8, 16), 2, lanes=(0, 2), elems=(1,)),
   lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=64, lds_pad=True,
-  hold=32, decode_kv=2048, bwd_acc=64, fwd_warp=(16, 32, 96), fwd_split=176, one_stage=128)   # 256 VGPRs a lane: D=128's Q held (32), dQ's Q and dO (64) read again (held, 7 spilled)
+  hold=32, decode_kv=2048, bwd_acc=64, fwd_warp=(16, 32, 96), fwd_split=176, one_stage=128, fence=_amd_fence)   # 256 VGPRs a lane: D=128's Q held (32), dQ's Q and dO (64) read again (held, 7 spilled)
 RDNA4 = replace(RDNA4, fp8=_fp8(RDNA4, RDNA4.mma, RDNA4.a, RDNA4.b, OCP_FP8))
 
 # CDNA MFMA on 64-lane waves, v_mfma_f32_16x16x{16,32}: A and B hold K/4 consecutive k of row (column) lane%16, the k block lane//16;

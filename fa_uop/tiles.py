@@ -115,6 +115,12 @@ def copy_tile(blk:Block, dst:Smem, src:UOp, row:Callable[[UOp], UOp], rows_valid
   cols = cols or dst.cols
   return UOp.group(*[_copy_rows(blk, dst, src, j * run, run, row(j * run), rows_valid, variant, stride or cols, cols) for j in range(dst.rows // run)])
 
+def in_order(blk:Block, x:UOp, t:Smem, *deps:UOp) -> UOp:
+  """the int x once the copies deps into the LDS tile t are done, where the target keeps memory accesses from moving across that point
+  (Target.fence): a copy whose addresses are made of it loads after their stores, its pieces not in registers beside theirs; else x"""
+  if blk.target.fence is None: return x
+  return blk.target.fence(x, t.buf.after(*deps).index(0)).maximum(int(x.vmin)).minimum(int(x.vmax))
+
 def all_of(*conds:UOp|None) -> UOp|None:
   """the conjunction of the conditions that are given (None: no condition)"""
   given = [x for x in conds if x is not None]
