@@ -298,14 +298,16 @@ def test_amd_d256_scratch(arch):
   used = {name: resources(compile_source(render(sink, arch), arch)) for name, sink in sinks.items()}
   assert {name for name, r in used.items() if r["scratch"] or r["vgpr_spill"]} == SPILLS_D256[arch], used
 
-@pytest.mark.parametrize("arch,D", [("gfx1201", 176), slow("gfx1100", 176), slow("gfx1100", 224), slow("gfx1201", 224), slow("gfx942", 176)])
+@pytest.mark.parametrize("arch,D", [("gfx1201", 176), slow("gfx1100", 176), slow("gfx1100", 224), slow("gfx1201", 224), slow("gfx1201", 240),
+                                    slow("gfx942", 176)])
 def test_amd_wide_backward_without_scratch(arch, D):
-  """past D=128 both backward kernels split along the head dim (16x32x2s2), at 176 (11 pieces of 16 columns) unevenly, the second
-  group's last 16 columns phantom (BwdConfig.cols): causal and not, without scratch (RDNA at e001de9, dK/dV unsplit and dQ 32x16x2:
-  gfx1100's dK/dV at 176 153-247 VGPRs spilled, its dQ at 224 4-16; issue 32)"""
+  """past D=128 both backward kernels split along the head dim (dK/dV 32x32x4s2 where RDNA's LDS holds it, to 224, then 16x32x2s2;
+  dQ 16x32x2s2), at 176 (11 pieces of 16 columns) and 240 unevenly, the second group's last 16 columns phantom (BwdConfig.cols): causal
+  and not, without scratch (RDNA at e001de9, dK/dV unsplit and dQ 32x16x2: gfx1100's dK/dV at 176 153-247 VGPRs spilled, its dQ at 224
+  4-16; at 38b6979 gfx1201's causal dK/dV at 240 6; issue 32)"""
   if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
   t = TARGETS[arch]
-  assert [str(c) for c in default_bwd_configs(t, D)] == ["16x32x2s2"] * 2 or arch == "gfx942"
+  assert [str(c) for c in default_bwd_configs(t, D)] == ["32x32x4s2" if D <= 224 else "16x32x2s2", "16x32x2s2"] or arch == "gfx942"
   used = {f"{name}{' causal' * c}": resources(compile_source(render(sink, arch), arch)) for c in (False, True) for name, sink in zip(("dK/dV", "dQ"), bwd_sinks(t, D, c))}
   assert all(r["scratch"] == 0 and r["vgpr_spill"] == 0 for r in used.values()), used
 
