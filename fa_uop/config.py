@@ -144,7 +144,7 @@ def default_bwd_configs(target:Target, d:int, mods:str="") -> tuple[BwdConfig, B
   # first those whose dK and dV accumulators the target's registers hold (Target.bwd_acc), each warp's key rows by head-dim columns.
   # 32x32x4s2 holds what 16x32x2s2 does a lane, its copies over twice the threads (RDNA at 144-224: a Q or dO tile of 32 rows is 10-14
   # 16-byte pieces a thread over 64 threads, 40-56 VGPRs in flight: gfx1201's dK/dV at 144, 16x32x2s2 256 VGPRs and 13 spilled, 163 and
-  # none so; sm_80's tiles on the H100 at D=160, causal 7.30 -> 6.15 ms; docs/journal.md 2026-11-28, twenty-seventh session), where its
+  # none so; sm_80's tiles on the H100 at D=160, causal 7.27 -> 5.93 ms; docs/journal.md 2026-11-28, twenty-seventh session), where its
   # LDS fits (RDNA to D=224); not under modifications beyond causal, where it spilled (gfx1201's masked dK/dV at 208 and 224: 29, 37)
   cands = (BwdConfig(64, 32, 4), BwdConfig(64, 32, 8, split=2), *([] if beyond(mods) else [BwdConfig(32, 32, 4, split=2)]), BwdConfig(16, 32, 2, split=2))
   held = lambda c: 2 * (c.block_m * c.split // c.warps // M) * (c.cols(d) // N) * target.c.nelems <= target.bwd_acc
