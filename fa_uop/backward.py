@@ -165,9 +165,11 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     # Read back with their bounds told to tinygrad again where the copies are the twin's (as TilePlan.carried does): unbounded, the loop's
     # index and every copy address made of it were 64-bit (clang-22, gfx1100 at D=240: 106 of them, 9 VGPRs spilled -> 4). Not with the
     # async copy, whose addresses are 64-bit sums anyway: bounded there, the H100's causal backward at D=256 went 2.77 -> 2.91 ms
-    bounded = (lambda x, top: x.maximum(0).minimum(int(top))) if target.copy16 is None else (lambda x, top: x)
-    key0 = bounded((k0:=blk.reg((1,), dtypes.int32)).after(k0.store(n0))[0], n0.vmax)
-    if not isinstance(n_free, int): trips = bounded((tr:=blk.reg((1,), dtypes.int32)).after(tr.store(n_free))[0], n_free.vmax)
+    def reread(x:UOp) -> UOp:
+      y = (r:=blk.reg((1,), dtypes.int32)).after(r.store(x))[0]
+      return y.maximum(0).minimum(int(x.vmax)) if target.copy16 is None else y
+    key0 = reread(n0)
+    if not isinstance(n_free, int): trips = reread(n_free)
   ncols = lane_cols(blk, QC // N)
 
   lim = (H - 1, Nq - 1, Nk - 1)
