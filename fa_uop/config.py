@@ -149,10 +149,10 @@ def default_bwd_configs(target:Target, d:int, mods:str="") -> tuple[BwdConfig, B
   cands = (BwdConfig(64, 32, 4), BwdConfig(64, 32, 8, split=2), *([] if beyond(mods) else [BwdConfig(32, 32, 4, split=2)]), BwdConfig(16, 32, 2, split=2))
   held = lambda c: 2 * (c.block_m * c.split // c.warps // M) * (c.cols(d) // N) * target.c.nelems <= target.bwd_acc
   even = [c for c in cands if c.split * c.cols(d) == d]
-  # past D=128 then dQ's tile where it holds them, else a split whose groups' columns do not divide the head dim (phantom columns,
-  # BwdConfig.cols): RDNA at 144-240 (dQ's unsplit tile spilled 45-280 VGPRs at 176-240), sm_80 at 176-208, sm_90a at 208 and 240.
-  # Below, the unsplit tiles build clean everywhere (RDNA's 64x32x4 at 80 and 112), and phantom columns would only add products
-  uneven = [c for c in cands if c not in even] if d > 128 else []
+  # then dQ's tile where it holds them, else a split whose groups' columns do not divide the head dim (phantom columns, BwdConfig.cols):
+  # RDNA at 80, 112 and 144-240 (dQ's unsplit tile spilled 45-280 VGPRs at 176-240; gfx1201's 64x32x4 at 80 2, 64x32x8s2 none:
+  # docs/journal.md 2026-11-28, twenty-eighth session), sm_80 at 176-208, sm_90a at 208 and 240
+  uneven = [c for c in cands if c not in even]
   kv = fitting(target, d, *filter(held, even), *([dq] if held(dq) else []), *filter(held, uneven), *even, *uneven, dq)
   # beyond causal (mods: fa_uop.mods.Mods.tag) a warp's queries a step within Target.fwd_keys under them, as the forward's keys (dQ's
   # tile holds them at 32 keys: clang-22 on RDNA up to D=128)
@@ -187,7 +187,7 @@ def candidates(target:Target, d:int, mods:str="") -> list[FwdConfig]:
     # and a warp's tile within the target's registers (Target.fwd_warp), under the modifications tagged mods; split along the head dim
     # past Target.fwd_split only, and there only so
     return not (c.by_wgmma(target, d) and (d + c.block_n) // 2 > 192) and c.block_m * c.split // c.warps <= target.fwd_warp[0] and \
-      bool(keyed(target, d, c, mods=mods)) and (c.split > 1) == (d > target.fwd_split)
+      bool(keyed(target, d, c, mods=mods)) and (c.split > 1) == target.splits(d, beyond(mods))
   return [c for c in CANDIDATES if ok(c)]
 
 def shape_class(d:int, nq:int, nk:int, causal:bool, mods:str="") -> str:
@@ -229,7 +229,7 @@ def _default_fwd_config(target:Target, d:int, causal:bool, nq:int|None, nk:int|N
   if target.mma_device == "CUDA" and d == 128 and not causal: return FwdConfig(64, 64, 4)
   # past D=192 64x32x4's K and V tiles outgrow 48 KB; past D=128 32 keys outgrow RDNA's registers (Target.fwd_keys); past
   # Target.fwd_split the warps split the head dim
-  if d > target.fwd_split: return fitting(target, d, FwdConfig(32, 32, 4, split=2), FwdConfig(64, 16, 4))
+  if target.splits(d, beyond(mods)): return fitting(target, d, FwdConfig(32, 32, 4, split=2), FwdConfig(64, 16, 4))
   return fitting(target, d, *keyed(target, d, FwdConfig(64, 32, 4), mods=mods), FwdConfig(64, 16, 4))
 
 def beyond(mods:str) -> bool:
@@ -274,6 +274,10 @@ def default_decode_config(target:Target, d:int, rows:int) -> FwdConfig:
   rows are idle, to share the tile's copies (RDNA at D=256: one warp held 128 registers a lane of K and V in flight, 16-20 VGPRs
   spilled; two, none)"""
   M = target.mma[0]
+  # past the head dim where a forward that masks every tile splits (Target.splits under modifications), its split tile, in blocks of
+  # 32 rows (RDNA at 144-256: 168-227 VGPRs, none spilled, dense and paged, 4 and 64 rows; 64x16x4 and 32x16x2 168-256, 3-14 spilled
+  # where paged at 176-256: docs/journal.md 2026-11-28, twenty-eighth session). A GQA group of more rows reads its keys once a block
+  if target.splits(d, True): return fitting(target, d, FwdConfig(32, 32, 4, split=2), FwdConfig(32, 16, 2))
   warps = min(4, 1 << max(0, math.ceil(math.log2(math.ceil(rows / M)))))
   wide = min(4, max(warps, 1 << math.ceil(math.log2(math.ceil(16 * d / target.decode_kv)))))
   return fitting(target, d, *(FwdConfig(warps * M, n, warps) for n in (64, 32) if n * d <= target.decode_kv), FwdConfig(wide * M, 16, wide))

@@ -107,10 +107,15 @@ class Target:
   # with a window, softcap, ALiBi and a document mask at 32 keys: gfx1100's forward at D=96-128 18-72 VGPRs spilled, gfx1201's dK/dV
   # at 112 41; at 16 none: twenty-fourth session)
   fwd_warp: tuple[int, int, int] = (1 << 16, 1 << 16, 128)
-  # the head dim past which the forward's default (and the tuner's candidates) split the warps along the head dim (FwdConfig.split):
-  # a warp's output of 16 rows by the whole head dim beside S and P spilled on RDNA at 192-256 (clang-22, 64x16x4: gfx1100's bf16
-  # forward 50-133 VGPRs at 208-256, its masked one 57-96, its forward 4-20; split, 0-28; docs/journal.md 2026-11-28)
-  fwd_split: int = 1 << 16
+  # the head dim past which the forward's default (and the tuner's candidates) split the warps along the head dim (FwdConfig.split),
+  # without modifications beyond causal and with: a warp's output of 16 rows by the whole head dim beside S and P spilled on RDNA at
+  # 192-256 (clang-22, 64x16x4: gfx1100's bf16 forward 50-133 VGPRs at 208-256, its masked one 57-96, its forward 4-20; split, 0-28;
+  # docs/journal.md 2026-11-28), and under a window, softcap, ALiBi and a document mask at 160 (2; split, none: twenty-eighth session).
+  # The decoding kernel past the first splits too (see default_decode_config)
+  fwd_split: tuple[int, int] = (1 << 16, 1 << 16)
+  def splits(self, d:int, mods:bool=False) -> bool:
+    """whether the forward splits the head dim at d (fwd_split), with mods beyond causal or not"""
+    return d > self.fwd_split[mods]
   # RDNA past this head dim the forward under a mask beyond causal or, split (fwd_split), without a causal diagonal (its masked stage
   # then the key tail's tile), and the causal dQ visit their tiles in one stage, each masked (fa_uop.mods.TilePlan.one_stage), where
   # beside a second copy of the loop's body they spilled (clang-22: gfx1100's split forward at 224-256 2-28 VGPRs -> none, its masked
@@ -123,7 +128,7 @@ class Target:
     and in the backward past D=128 under a window or a mask_mod, on every target (RDNA's masked dK/dV spilled 16-30 VGPRs beside two;
     H100 at D=256: the document mask's backward 1.80 -> 1.60 ms, a window's 1.64 -> 1.48, but its forward 0.33 -> 0.36), as the causal
     dK/dV does past D=128 on every target (fa_uop.backward); else 2 (the masked tiles, then the rest)"""
-    if kernel == "fwd": return 1 if d > self.one_stage and (masks_more or (not causal and d > self.fwd_split)) else 2
+    if kernel == "fwd": return 1 if d > self.one_stage and (masks_more or (not causal and self.splits(d))) else 2
     if kernel == "dkdv": return 1 if d > 128 and (causal or masks_more) else 2
     return 1 if (masks_more and d > 128) or (causal and d > self.one_stage) else 2
   def fwd_keys(self, d:int, mods:bool=False) -> int:
@@ -383,8 +388,9 @@ RDNA3 = Target("gfx1100", "AMD", 32, (16, 16, 16),
   c=Frag((8, 2, 16), 2, lanes=(1, 2), elems=(0,)),
   lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=96, lds_pad=True,
   # 256 VGPRs a lane, its A operands twice: D=128's Q alone takes 64 (clang-22: dQ's Q and dO held, 73 spilled; read, none); its
-  # decoding key tile a warp half RDNA4's (D=256 at 2 warps 1 VGPR spilled, at 4 none; D=64's 32 keys took 248-256 VGPRs, 16 take 183)
-  hold=32, decode_kv=1024, bwd_acc=64, fwd_warp=(16, 32, 80), fwd_split=176, one_stage=128, fence=_amd_fence)
+  # decoding key tile a warp half RDNA4's (D=256 at 2 warps 1 VGPR spilled, at 4 none; D=64's 32 keys took 248-256 VGPRs, 16 take 183);
+  # under modifications beyond causal 16 keys past D=64 (the masked forward at 80: 32 keys, 6 VGPRs spilled; 16, none)
+  hold=32, decode_kv=1024, bwd_acc=64, fwd_warp=(16, 32, 64), fwd_split=(176, 128), one_stage=128, fence=_amd_fence)
 
 # mma.sync m16n8k16 (PTX ISA "Matrix Fragments for mma.m16n8k16"): groupID = lane//4 picks rows (A, C) or the column (B)
 SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
@@ -436,7 +442,7 @@ RDNA4 = Target("gfx1201", "AMD", 32, (16, 16, 16),
   a=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)), b=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)),
   c=Frag((2, 8, 16), 2, lanes=(0, 2), elems=(1,)),
   lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=64, lds_pad=True,
-  hold=32, decode_kv=2048, bwd_acc=64, fwd_warp=(16, 32, 96), fwd_split=176, one_stage=128, fence=_amd_fence)   # 256 VGPRs a lane: D=128's Q held (32), dQ's Q and dO (64) read again (held, 7 spilled)
+  hold=32, decode_kv=2048, bwd_acc=64, fwd_warp=(16, 32, 96), fwd_split=(176, 128), one_stage=128, fence=_amd_fence)   # 256 VGPRs a lane: D=128's Q held (32), dQ's Q and dO (64) read again (held, 7 spilled)
 RDNA4 = replace(RDNA4, fp8=_fp8(RDNA4, RDNA4.mma, RDNA4.a, RDNA4.b, OCP_FP8))
 
 # CDNA MFMA on 64-lane waves, v_mfma_f32_16x16x{16,32}: A and B hold K/4 consecutive k of row (column) lane%16, the k block lane//16;
@@ -447,7 +453,8 @@ def _cdna(arch:str, k:int, lds:int, cus:int, fp8:tuple[DType, ...]=(), pad:bool=
   ab = lambda k: Frag((16, 4, k // 4), 1, lanes=(1, 0), elems=(2,))
   t = Target(arch, "AMD", 64, (16, 16, k), a=ab(k), b=ab(k), c=Frag((4, 4, 16), 2, lanes=(0, 2), elems=(1,)), lds_bytes=lds,
              in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=cus, lds_pad=pad, narrow=_cdna(arch, 16, lds, cus, pad=pad) if k > 16 else None)
-  return replace(t, fp8=_fp8(t, (16, 16, 32), ab(32), ab(32), fp8)) if fp8 else t
+  # its 8-bit decoding key tile at most 8192 keys x head dim (clang-22 at D=192 and 256, 64 keys: 6-8 VGPRs spilled; 32, none)
+  return replace(t, fp8=replace(_fp8(t, (16, 16, 32), ab(32), ab(32), fp8), decode_kv=8192)) if fp8 else t
 # MI300X: 64 KB of LDS per CU, the tighter of its two files: its tiles stay XOR-swizzled (at D=128 the forward fits 244 VGPRs beside
 # that, two waves a SIMD, and its 32 KB two blocks a CU; padded, 34 KB: one)
 CDNA3 = _cdna("gfx942", 16, 65536, 304, FNUZ_FP8, pad=False)

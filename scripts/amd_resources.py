@@ -3,9 +3,9 @@ LDS, scratch, spilled VGPRs, the waves per SIMD the VGPRs and the LDS allow, and
 reads and writes, global loads, lane exchanges). Shapes: B=2 H=4 Hkv=2 N=1000, causal, fp16, the default configs; decoding one query
 against 1000 keys, split 8 ways.
 --every: every kernel fa_uop builds, at each head dim given (default: every one it accepts), built as test_compile builds them (its
-sinks: GQA, tails): the forward, dK/dV and dQ causal and not, the bf16 forward, the delta kernel, decoding (4 rows split 8 ways; 64
-rows paged), the combine, the cache writes (dense, paged), the masked kernels (a causal window, softcap, ALiBi and a document mask
-through block maps; at MOD_DIMS each alone too), the fp8 forward where the target has an fp8 MMA, each tuner candidate's forward, and (once) the block map
+sinks: GQA, tails): the forward, dK/dV and dQ causal and not, the bf16 forward, the delta kernel, decoding (4 rows split 8 ways; 4 and
+64 rows paged), the combine, the cache writes (dense, paged), the masked kernels (a causal window, softcap, ALiBi and a document mask
+through block maps; at MOD_DIMS each alone too), the fp8 forward and decoding (4 rows paged) where the target has an fp8 MMA, each tuner candidate's forward, and (once) the block map
 kernels; in -j processes, then the rows that use scratch.
 Run from the repository root: python3 scripts/amd_resources.py [--every [-j N]] [--targets gfx1100,...] [D ...]"""
 import os, re, sys
@@ -59,6 +59,7 @@ def every(t, D:int, first:bool) -> dict:
   rows = ((2, 4, 1000, D), dtypes.half), ((2, 4, 1000), dtypes.float)
   jobs["delta"] = (lambda: flash_bwd_delta(*ps([rows[0], rows[0], rows[1]]), target=t), None)
   jobs["decode 4 rows split"] = (lambda: decode_sinks(t, D, True, 8, H=8)[0], default_decode_config(t, D, 4))
+  jobs["decode 4 rows paged"] = (lambda: decode_sinks(t, D, False, 1, 16, H=8)[0], default_decode_config(t, D, 4))
   jobs["decode 64 rows paged"] = (lambda: decode_sinks(t, D, False, 1, 16, H=32, Hkv=2, Nq=4)[0], default_decode_config(t, D, 64))
   jobs["combine"] = (lambda: decode_sinks(t, D, True, 8, H=8)[1], None)
   cache, new = ((2, 2, 1024, D), dtypes.half), ((2, 2, 3, D), dtypes.half)
@@ -77,6 +78,11 @@ def every(t, D:int, first:bool) -> dict:
     dt, c8 = t.fp8.in_dtypes[0], default_fwd_config(t.fp8, D, True)
     sh = [((2, 4, 1000, D), dt), ((2, 2, 1000, D), dt), ((2, 2, 1000, D), dt), ((2, 4, 1000, D), dtypes.bfloat16), ((2, 4, 1000), dtypes.float)] + [((2, 2), dtypes.float)] * 3
     jobs["fwd fp8"] = (lambda: flash_fwd(*ps(sh), target=t, cfg=c8, causal=True), c8)
+    # decoding 4 rows a KV head from a paged fp8 cache (16-key pages), not split: a bf16 output, the descales after the table
+    d8 = default_decode_config(t.fp8, D, 4)
+    dec = [((2, 8, 1, D), dt), ((67, 2, 16, D), dt), ((67, 2, 16, D), dt), ((2,), dtypes.int32), ((2, 64), dtypes.int32),
+           ((2, 8, 1, D), dtypes.bfloat16), ((2, 8, 1), dtypes.float)] + [((2, 2), dtypes.float)] * 3
+    jobs["decode fp8 paged"] = (lambda: flash_decode(*(p:=ps(dec))[:5], *p[5:], target=t, cfg=d8, causal=True), d8)
   for c in candidates(t, D): jobs[f"candidate {c}"] = (lambda c=c: fwd_sink(t, D, True, cfg=c), c)
   return jobs
 

@@ -75,6 +75,17 @@ def test_head_dim_256(emu, rng):
   """the cache path at Gemma's head dim, its default tile (64-key tiles where K and V fit beside Q: fa_uop.config.fitting), split"""
   check(rng, 2, 4, 2, 3, 70, 256, True, 2, cfg=default_decode_config(target_for("PYTHON"), 256, 6))
 
+@slow_on("gfx1100", "sm_80")   # gfx1201's by default (RDNA4: its default splits here), the others with FA_UOP_SLOW=1 (CI time)
+@all_targets(keep=lambda p: p["emu"] == "gfx1201")
+def test_split_head_dim(emu, rng):
+  """past the head dim where a forward masking every tile splits (Target.splits: RDNA past 128), the decoding kernel's default is the
+  forward's split tile in blocks of 32 rows: at D=176 unevenly (two groups of 96 columns, 16 phantom), paged, a GQA group of 8 rows
+  over two row groups, causal, not split"""
+  t, D = target_for("PYTHON"), 176
+  cfg = default_decode_config(t, D, 8)
+  assert (cfg.split == 2) == t.splits(D, True), cfg
+  check(rng, 2, 8, 1, 1, 48, D, True, 1, page=16, cfg=cfg)
+
 @pytest.mark.parametrize("H,Hkv", [(4, 4), (4, 1), slow(8, 2)], ids=["mha", "mqa", "gqa4"])
 @slow_on("gfx1100", keep=lambda p: p["Hkv"] == 1)
 def test_heads(emu, rng, H, Hkv): check(rng, 2, H, Hkv, 2, 50, 32, True, 2)
