@@ -103,10 +103,10 @@ class Target:
   # keys x head dim elements): the tuner's candidates past them spill (RDNA, clang-22: two m-tiles a warp or 128 keys, 5 of 7 such
   # candidates at D=64 and 128; with guarded loads as selects 64 keys too, gfx1100's 128x64x8 at D=64 42 VGPRs, gfx1201's 64x64x4 at
   # D=128 1; one m-tile of up to 32 keys, none; 32 keys at D=176-224 65-414, 16 none: docs/journal.md 2026-11-27, twenty-third);
-  # under modifications beyond causal, whose work a score is held beside S, the keys shrink past the third's head dim instead (RDNA
+  # under modifications beyond causal, whose work a score is held beside S, the keys shrink past the fourth's head dim instead (RDNA
   # with a window, softcap, ALiBi and a document mask at 32 keys: gfx1100's forward at D=96-128 18-72 VGPRs spilled, gfx1201's dK/dV
-  # at 112 41; at 16 none: twenty-fourth session)
-  fwd_warp: tuple[int, int, int] = (1 << 16, 1 << 16, 128)
+  # at 112 41; at 16 none: twenty-fourth session), without them past the third's
+  fwd_warp: tuple[int, int, int, int] = (1 << 16, 1 << 16, 128, 128)
   # the head dim past which the forward's default (and the tuner's candidates) split the warps along the head dim (FwdConfig.split),
   # without modifications beyond causal and with: a warp's output of 16 rows by the whole head dim beside S and P spilled on RDNA at
   # 192-256 (clang-22, 64x16x4: gfx1100's bf16 forward 50-133 VGPRs at 208-256, its masked one 57-96, its forward 4-20; split, 0-28;
@@ -123,18 +123,21 @@ class Target:
   # stage spilled: the bf16 causal forward at 208-256 20-23 VGPRs, gfx1201's unsplit forward at 176 24, the non-causal dQ at 144-256 1-6
   # (docs/journal.md 2026-11-28, twenty-sixth session)
   one_stage: int = 1 << 16
+  # the head dim past which the backward under a window or a mask_mod visits its tiles in one stage: past D=128 on every target (RDNA's
+  # masked dK/dV spilled 16-30 VGPRs beside two; H100 at D=256: the document mask's backward 1.80 -> 1.60 ms, a window's 1.64 -> 1.48,
+  # but its forward 0.33 -> 0.36), on RDNA at every one (clang-22 at D=16-128: 22 of 24 masked dK/dV kernels and 22 of 24 dQ ones take
+  # fewer VGPRs, gfx1201's masked dQ at 32 256 and 7 spilled -> 239 and none; docs/journal.md 2026-11-28, twenty-eighth session)
+  bwd_one_stage: int = 128
   def stages(self, d:int, kernel:str, causal:bool, masks_more:bool) -> int:
-    """the stages the KV (dK/dV's: query) loop of kernel (fwd, dq, dkdv) takes at head dim d: 1 (every tile masked) where one_stage says,
-    and in the backward past D=128 under a window or a mask_mod, on every target (RDNA's masked dK/dV spilled 16-30 VGPRs beside two;
-    H100 at D=256: the document mask's backward 1.80 -> 1.60 ms, a window's 1.64 -> 1.48, but its forward 0.33 -> 0.36), as the causal
-    dK/dV does past D=128 on every target (fa_uop.backward); else 2 (the masked tiles, then the rest)"""
+    """the stages the KV (dK/dV's: query) loop of kernel (fwd, dq, dkdv) takes at head dim d: 1 (every tile masked) where one_stage
+    and bwd_one_stage say, as the causal dK/dV does past D=128 on every target (fa_uop.backward); else 2 (the masked tiles, then the rest)"""
     if kernel == "fwd": return 1 if d > self.one_stage and (masks_more or (not causal and self.splits(d))) else 2
-    if kernel == "dkdv": return 1 if d > 128 and (causal or masks_more) else 2
-    return 1 if (masks_more and d > 128) or (causal and d > self.one_stage) else 2
+    if kernel == "dkdv": return 1 if (d > 128 and causal) or (masks_more and d > self.bwd_one_stage) else 2
+    return 1 if (masks_more and d > self.bwd_one_stage) or (causal and d > self.one_stage) else 2
   def fwd_keys(self, d:int, mods:bool=False) -> int:
     """the most keys a warp's forward (and dQ; dK/dV's queries) tile may hold at head dim d (fwd_warp), with mods beyond causal or not;
     a tile's 16 at least"""
-    return max(16, self.fwd_warp[1] * (m:=self.fwd_warp[2] if mods else 128) // max(d, m))
+    return max(16, self.fwd_warp[1] * (m:=self.fwd_warp[3 if mods else 2]) // max(d, m))
   # the same GPU with a narrower MMA K, for head dims and tiles the wide one does not divide (CDNA4's 16x16x16 beside its 16x16x32)
   narrow: Target|None = None
   # the same GPU's 8-bit float MMA (its shape, A and B fragments, the formats it takes), where it has one (see for_dtype)
@@ -390,7 +393,7 @@ RDNA3 = Target("gfx1100", "AMD", 32, (16, 16, 16),
   # 256 VGPRs a lane, its A operands twice: D=128's Q alone takes 64 (clang-22: dQ's Q and dO held, 73 spilled; read, none); its
   # decoding key tile a warp half RDNA4's (D=256 at 2 warps 1 VGPR spilled, at 4 none; D=64's 32 keys took 248-256 VGPRs, 16 take 183);
   # under modifications beyond causal 16 keys past D=64 (the masked forward at 80: 32 keys, 6 VGPRs spilled; 16, none)
-  hold=32, decode_kv=1024, bwd_acc=64, fwd_warp=(16, 32, 64), fwd_split=(176, 128), one_stage=128, fence=_amd_fence)
+  hold=32, decode_kv=1024, bwd_acc=64, fwd_warp=(16, 32, 128, 64), fwd_split=(176, 128), one_stage=128, bwd_one_stage=0, fence=_amd_fence)
 
 # mma.sync m16n8k16 (PTX ISA "Matrix Fragments for mma.m16n8k16"): groupID = lane//4 picks rows (A, C) or the column (B)
 SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
@@ -442,8 +445,9 @@ RDNA4 = Target("gfx1201", "AMD", 32, (16, 16, 16),
   a=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)), b=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)),
   c=Frag((2, 8, 16), 2, lanes=(0, 2), elems=(1,)),
   lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=64, lds_pad=True,
-  hold=32, decode_kv=2048, bwd_acc=64, fwd_warp=(16, 32, 96), fwd_split=(176, 128), one_stage=128, fence=_amd_fence)   # 256 VGPRs a lane: D=128's Q held (32), dQ's Q and dO (64) read again (held, 7 spilled)
-RDNA4 = replace(RDNA4, fp8=_fp8(RDNA4, RDNA4.mma, RDNA4.a, RDNA4.b, OCP_FP8))
+  hold=32, decode_kv=2048, bwd_acc=64, fwd_warp=(16, 32, 128, 96), fwd_split=(176, 128), one_stage=128, bwd_one_stage=0, fence=_amd_fence)   # 256 VGPRs a lane: D=128's Q held (32), dQ's Q and dO (64) read again (held, 7 spilled)
+# its 8-bit forward at 16 keys a step past D=96 (clang-22 at 112, 32 keys: 256 VGPRs, 16 spilled; 16 keys 198, none)
+RDNA4 = replace(RDNA4, fp8=replace(_fp8(RDNA4, RDNA4.mma, RDNA4.a, RDNA4.b, OCP_FP8), fwd_warp=(16, 32, 96, 96)))
 
 # CDNA MFMA on 64-lane waves, v_mfma_f32_16x16x{16,32}: A and B hold K/4 consecutive k of row (column) lane%16, the k block lane//16;
 # C holds column lane%16, rows 4(lane//16)+e. ds_bpermute addresses all 64 lanes

@@ -136,13 +136,13 @@ def test_the_default_is_the_tables_nearest_pick(monkeypatch):
   for d in (128, 256): default_fwd_config(SM90A.fp8, d).check(SM90A.fp8, d)
 
 def test_rdna_keys_shrink_under_modifications():
-  """on RDNA a modification beyond causal takes the forward's keys (and dK/dV's queries a warp) a step to 16 past fwd_warp's third
+  """on RDNA a modification beyond causal takes the forward's keys (and dK/dV's queries a warp) a step to 16 past fwd_warp's fourth
   head dim, and the tuner's candidates with them (their work a score held beside S spilled at 32: fa_uop.target.Target.fwd_keys);
   causal alone, dQ and every other target as without"""
   from fa_uop import RDNA3, RDNA4, CDNA3, CDNA4, SM80, SM90A
   from fa_uop.config import default_bwd_configs
   for t, d, tag in itertools.product((RDNA3, RDNA4, CDNA3, CDNA4, SM80, SM90A), (64, 80, 96, 112, 128, 256), ("w", "c", "s", "m", "w_c_s_m")):
-    shrinks = t in (RDNA3, RDNA4) and 128 >= d > t.fwd_warp[2]
+    shrinks = t in (RDNA3, RDNA4) and 128 >= d > t.fwd_warp[3]
     plain_f, (plain_kv, plain_q) = default_fwd_config(t, d, True, mods="causal"), default_bwd_configs(t, d, "causal")
     f, (kv, q) = default_fwd_config(t, d, True, mods=f"causal_{tag}"), default_bwd_configs(t, d, f"causal_{tag}")
     assert f == (dataclasses.replace(plain_f, block_n=16) if shrinks else plain_f), (t.arch, d, tag, f)
