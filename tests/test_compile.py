@@ -324,6 +324,36 @@ def test_rdna_wide_forward_without_scratch(arch, D):
   assert all(r["scratch"] == 0 and r["vgpr_spill"] == 0 for r in used.values()), used
   assert lds_hazards(linear(sinks["fp16"], arch)) == []
 
+def rule_sink(t, D, kernel):
+  """one kernel at the defaults the entry points take: the masked ones (masked_sinks), dK/dV, the paged decoding of 64 rows a KV head,
+  and the 8-bit forward and paged decoding (4 rows a KV head) in the target's fp8 format"""
+  if kernel.startswith("masked"): return masked_sinks(t, D)[("masked fwd", "masked dkdv", "masked dq").index(kernel)]
+  if kernel == "dkdv": return bwd_sinks(t, D, False)[0]
+  if kernel == "decode paged": return decode_sinks(t, D, False, 1, 16, H=32, Hkv=2, Nq=4)[0]
+  from fa_uop import flash_decode
+  from fa_uop.config import default_decode_config
+  dt, ps = t.fp8.in_dtypes[0], lambda shapes: [UOp.placeholder(s, d, i) for i, (s, d) in enumerate(shapes)]
+  if kernel == "fp8 fwd":
+    sh = [((2, 4, 1000, D), dt), ((2, 2, 1000, D), dt), ((2, 2, 1000, D), dt), ((2, 4, 1000, D), dtypes.bfloat16), ((2, 4, 1000), dtypes.float)]
+    return flash_fwd(*ps(sh + [((2, 2), dtypes.float)] * 3), target=t, cfg=default_fwd_config(t.fp8, D, True), causal=True)
+  sh = [((2, 8, 1, D), dt), ((67, 2, 16, D), dt), ((67, 2, 16, D), dt), ((2,), dtypes.int32), ((2, 64), dtypes.int32), ((2, 8, 1, D), dtypes.bfloat16),
+        ((2, 8, 1), dtypes.float)]
+  p = ps(sh + [((2, 2), dtypes.float)] * 3)
+  return flash_decode(*p[:5], *p[5:], target=t, cfg=default_decode_config(t.fp8, D, 4), causal=True)
+
+# kernels that used scratch until a rule of the configs or stages changed (docs/journal.md 2026-11-28, twenty-eighth session): RDNA's
+# backward under a window or mask_mod in one stage (Target.bwd_one_stage), RDNA3's keys under modifications past 64 (Target.fwd_warp),
+# dK/dV split unevenly where no even split is held, RDNA's forward under modifications split past 128 (Target.splits), the decoding split
+# there too, RDNA4's fp8 forward at 16 keys past 96, CDNA's fp8 decoding at 32 keys past 8192 elements. One by default (CI time)
+@pytest.mark.parametrize("arch,D,kernel", [("gfx1201", 32, "masked dq"), slow("gfx1100", 80, "masked fwd"), slow("gfx1201", 80, "dkdv"),
+                                           slow("gfx1100", 160, "masked fwd"), slow("gfx1100", 256, "decode paged"), slow("gfx1201", 112, "fp8 fwd"),
+                                           slow("gfx942", 256, "fp8 decode"), slow("gfx950", 192, "fp8 decode")])
+def test_amd_rules_without_scratch(arch, D, kernel):
+  """each of those kernels builds with clang-22 without scratch (issue 32)"""
+  if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
+  r = resources(compile_source(render(rule_sink(AMD[arch], D, kernel), arch), arch))
+  assert r["scratch"] == 0 and r["vgpr_spill"] == 0, r
+
 def test_rdna3_forward_without_scratch():
   """gfx1100's forward keeps everything in VGPRs at D=64 and 96 too (D=128: ROWS), its LDS tiles padded, not swizzled (Target.lds_pad)"""
   if not HAVE["gfx1100"]: pytest.skip("no compiler for gfx1100")
