@@ -297,14 +297,15 @@ def test_bad_fp8_input(no_kernel, arch, over, exc, msg):
 
 # *** through the KV cache ***
 
-# (target, format, page size or None (dense), splits, a window and softcap): paged and split by default, the rest with FA_UOP_SLOW=1
-# (10-15 s each)
-KV = [("sm_89", dtypes.fp8e4m3, 16, 2, False), slow("sm_89", dtypes.fp8e4m3, None, 3, True), slow("sm_89", dtypes.fp8e5m2, 32, 1, False),
-      slow("gfx950", dtypes.fp8e4m3, 16, 2, False), slow("gfx942", dtypes.fp8e4m3fnuz, None, 2, False),
-      slow("gfx942", dtypes.fp8e5m2fnuz, 16, 3, False), slow("gfx1201", dtypes.fp8e4m3, 16, 2, True)]
+# (target, format, page size or None (dense), splits, a window and softcap, head dim): paged and split by default, the rest with
+# FA_UOP_SLOW=1 (10-15 s each); at D=176 the default tile (RDNA4: the forward's split one; CDNA: 32 keys a step past 8192 elements)
+KV = [("sm_89", dtypes.fp8e4m3, 16, 2, False, 32), slow("sm_89", dtypes.fp8e4m3, None, 3, True, 32), slow("sm_89", dtypes.fp8e5m2, 32, 1, False, 32),
+      slow("gfx950", dtypes.fp8e4m3, 16, 2, False, 32), slow("gfx942", dtypes.fp8e4m3fnuz, None, 2, False, 32),
+      slow("gfx942", dtypes.fp8e5m2fnuz, 16, 3, False, 32), slow("gfx1201", dtypes.fp8e4m3, 16, 2, True, 32),
+      slow("gfx1201", dtypes.fp8e4m3, 16, 1, False, 176), slow("gfx950", dtypes.fp8e4m3, 16, 2, False, 192)]
 
-@pytest.mark.parametrize("arch,dtype,page,splits,mods", KV, ids=str)
-def test_fp8_kvcache(rng, poisoned, arch, dtype, page, splits, mods):
+@pytest.mark.parametrize("arch,dtype,page,splits,mods,D", KV, ids=str)
+def test_fp8_kvcache(rng, poisoned, arch, dtype, page, splits, mods, D):
   """a decoding step on an fp8 cache as FlashAttention-3's flash_attn_with_kvcache takes it: write_kvcache puts the step's new keys
   and values (already fp8: the caller quantizes) at each sequence's length, then 2 queries a sequence read the cache (dense, or paged
   through a shuffled pool), causal, GQA, descales per (sequence, KV head), split and combined (mods: a bottom-right window of 40 keys
@@ -313,7 +314,7 @@ def test_fp8_kvcache(rng, poisoned, arch, dtype, page, splits, mods):
   from fa_uop import flash_attention_with_kvcache, write_kvcache, FwdConfig
   from fa_uop.reference import kvcache_ref
   r, seed = rng
-  B, H, Hkv, Nq, Nmax, D = 3, 4, 2, 2, 96, 32
+  B, H, Hkv, Nq, Nmax = 3, 4, 2, 2, 96
   before = r.permutation(np.array([0, Nmax - Nq, r.integers(1, Nmax - Nq)], np.int32))   # lengths before the step's keys
   rand = lambda *sh: Tensor(r.standard_normal(sh).astype(np.float32)).cast(dtype).realize()
   with Context(DEV=f"PYTHON::{arch}"):
@@ -325,7 +326,7 @@ def test_fp8_kvcache(rng, poisoned, arch, dtype, page, splits, mods):
     tt = None if table is None else Tensor(table)
     kc2, vc2 = write_kvcache(kc, vc, k, v, Tensor(before), tt)
     o, lse = flash_attention_with_kvcache(q, kc2, vc2, Tensor(before + Nq), tt, causal=True, return_lse=True, num_splits=splits,
-                                          config=FwdConfig(16, 32, 1), q_descale=Tensor(ds[0]), k_descale=Tensor(ds[1]), v_descale=Tensor(ds[2]),
+                                          config=FwdConfig(16, 32, 1) if D == 32 else None, q_descale=Tensor(ds[0]), k_descale=Tensor(ds[1]), v_descale=Tensor(ds[2]),
                                           **(dict(window=(40, None), softcap=3.0) if mods else {}))
     assert o.dtype == dtypes.bfloat16 and lse.dtype == dtypes.float32
     got_o, got_lse, got_kc, got_vc = host(o), lse.numpy().astype(np.float64), host(kc), host(vc)
