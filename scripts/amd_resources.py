@@ -46,7 +46,7 @@ MOD_DIMS = (64, 128, 256)   # the head dims --every builds each modification alo
 def every(t, D:int, first:bool) -> dict:
   """name -> (a thunk building the sink, its config or None): every kernel fa_uop builds at head dim D on target t"""
   sys.path.insert(0, os.path.join(os.getcwd(), "tests"))
-  from test_compile import fwd_sink, bwd_sinks, decode_sinks, masked_sinks, masked_configs, MODS
+  from test_compile import fwd_sink, bwd_sinks, decode_sinks, masked_sinks, masked_configs, fp8_fwd_sink, fp8_decode_sink, MODS
   from fa_uop import flash_bwd_delta, flash_kv_write
   from fa_uop.config import candidates
   cf, (ck, cq) = default_fwd_config(t, D, True), default_bwd_configs(t, D)
@@ -74,15 +74,8 @@ def every(t, D:int, first:bool) -> dict:
     for i, name in enumerate(("block map classify", "block map compact", "block map head_sort", "block map schedule")):
       jobs[name] = (lambda i=i: masked_sinks(t, 64)[3 + i], None)
   if t.fp8 is not None and D % t.fp8.mma[2] == 0:   # the fp8 MMA's K (32 on CDNA) must divide the head dim
-    from fa_uop import flash_fwd
-    dt, c8 = t.fp8.in_dtypes[0], default_fwd_config(t.fp8, D, True)
-    sh = [((2, 4, 1000, D), dt), ((2, 2, 1000, D), dt), ((2, 2, 1000, D), dt), ((2, 4, 1000, D), dtypes.bfloat16), ((2, 4, 1000), dtypes.float)] + [((2, 2), dtypes.float)] * 3
-    jobs["fwd fp8"] = (lambda: flash_fwd(*ps(sh), target=t, cfg=c8, causal=True), c8)
-    # decoding 4 rows a KV head from a paged fp8 cache (16-key pages), not split: a bf16 output, the descales after the table
-    d8 = default_decode_config(t.fp8, D, 4)
-    dec = [((2, 8, 1, D), dt), ((67, 2, 16, D), dt), ((67, 2, 16, D), dt), ((2,), dtypes.int32), ((2, 64), dtypes.int32),
-           ((2, 8, 1, D), dtypes.bfloat16), ((2, 8, 1), dtypes.float)] + [((2, 2), dtypes.float)] * 3
-    jobs["decode fp8 paged"] = (lambda: flash_decode(*(p:=ps(dec))[:5], *p[5:], target=t, cfg=d8, causal=True), d8)
+    jobs["fwd fp8"] = (lambda: fp8_fwd_sink(t, D), default_fwd_config(t.fp8, D, True))
+    jobs["decode fp8 paged"] = (lambda: fp8_decode_sink(t, D), default_decode_config(t.fp8, D, 4))
   for c in candidates(t, D): jobs[f"candidate {c}"] = (lambda c=c: fwd_sink(t, D, True, cfg=c), c)
   return jobs
 

@@ -324,22 +324,31 @@ def test_rdna_wide_forward_without_scratch(arch, D):
   assert all(r["scratch"] == 0 and r["vgpr_spill"] == 0 for r in used.values()), used
   assert lds_hazards(linear(sinks["fp16"], arch)) == []
 
+def fp8_fwd_sink(target, D):
+  """the forward on 8-bit inputs in the target's fp8 format at its default config (causal, GQA, a bf16 output, the descales last)"""
+  dt = target.fp8.in_dtypes[0]
+  sh = [((2, 4, 1000, D), dt), ((2, 2, 1000, D), dt), ((2, 2, 1000, D), dt), ((2, 4, 1000, D), dtypes.bfloat16), ((2, 4, 1000), dtypes.float)]
+  ps = [UOp.placeholder(s, d, i) for i, (s, d) in enumerate(sh + [((2, 2), dtypes.float)] * 3)]
+  return flash_fwd(*ps, target=target, cfg=default_fwd_config(target.fp8, D, True), causal=True)
+
+def fp8_decode_sink(target, D):
+  """the decoding of 4 rows a KV head from a paged 8-bit cache (16-key pages), not split, at its default tile: a bf16 output, the
+  descales after the table"""
+  from fa_uop import flash_decode
+  from fa_uop.config import default_decode_config
+  dt = target.fp8.in_dtypes[0]
+  sh = [((2, 8, 1, D), dt), ((67, 2, 16, D), dt), ((67, 2, 16, D), dt), ((2,), dtypes.int32), ((2, 64), dtypes.int32), ((2, 8, 1, D), dtypes.bfloat16),
+        ((2, 8, 1), dtypes.float)]
+  p = [UOp.placeholder(s, d, i) for i, (s, d) in enumerate(sh + [((2, 2), dtypes.float)] * 3)]
+  return flash_decode(*p[:5], *p[5:], target=target, cfg=default_decode_config(target.fp8, D, 4), causal=True)
+
 def rule_sink(t, D, kernel):
   """one kernel at the defaults the entry points take: the masked ones (masked_sinks), dK/dV, the paged decoding of 64 rows a KV head,
-  and the 8-bit forward and paged decoding (4 rows a KV head) in the target's fp8 format"""
+  and the 8-bit forward and paged decoding"""
   if kernel.startswith("masked"): return masked_sinks(t, D)[("masked fwd", "masked dkdv", "masked dq").index(kernel)]
   if kernel == "dkdv": return bwd_sinks(t, D, False)[0]
   if kernel == "decode paged": return decode_sinks(t, D, False, 1, 16, H=32, Hkv=2, Nq=4)[0]
-  from fa_uop import flash_decode
-  from fa_uop.config import default_decode_config
-  dt, ps = t.fp8.in_dtypes[0], lambda shapes: [UOp.placeholder(s, d, i) for i, (s, d) in enumerate(shapes)]
-  if kernel == "fp8 fwd":
-    sh = [((2, 4, 1000, D), dt), ((2, 2, 1000, D), dt), ((2, 2, 1000, D), dt), ((2, 4, 1000, D), dtypes.bfloat16), ((2, 4, 1000), dtypes.float)]
-    return flash_fwd(*ps(sh + [((2, 2), dtypes.float)] * 3), target=t, cfg=default_fwd_config(t.fp8, D, True), causal=True)
-  sh = [((2, 8, 1, D), dt), ((67, 2, 16, D), dt), ((67, 2, 16, D), dt), ((2,), dtypes.int32), ((2, 64), dtypes.int32), ((2, 8, 1, D), dtypes.bfloat16),
-        ((2, 8, 1), dtypes.float)]
-  p = ps(sh + [((2, 2), dtypes.float)] * 3)
-  return flash_decode(*p[:5], *p[5:], target=t, cfg=default_decode_config(t.fp8, D, 4), causal=True)
+  return fp8_fwd_sink(t, D) if kernel == "fp8 fwd" else fp8_decode_sink(t, D)
 
 # kernels that used scratch until a rule of the configs or stages changed (docs/journal.md 2026-11-28, twenty-eighth session): RDNA's
 # backward under a window or mask_mod in one stage (Target.bwd_one_stage), RDNA3's keys under modifications past 64 (Target.fwd_warp),

@@ -298,7 +298,8 @@ def test_bad_fp8_input(no_kernel, arch, over, exc, msg):
 # *** through the KV cache ***
 
 # (target, format, page size or None (dense), splits, a window and softcap, head dim): paged and split by default, the rest with
-# FA_UOP_SLOW=1 (10-15 s each); at D=176 the default tile (RDNA4: the forward's split one; CDNA: 32 keys a step past 8192 elements)
+# FA_UOP_SLOW=1 (10-15 s each); at D=176 and 192 the default tiles (RDNA4's the forward's split one; CDNA's 32 keys a step past 8192
+# elements)
 KV = [("sm_89", dtypes.fp8e4m3, 16, 2, False, 32), slow("sm_89", dtypes.fp8e4m3, None, 3, True, 32), slow("sm_89", dtypes.fp8e5m2, 32, 1, False, 32),
       slow("gfx950", dtypes.fp8e4m3, 16, 2, False, 32), slow("gfx942", dtypes.fp8e4m3fnuz, None, 2, False, 32),
       slow("gfx942", dtypes.fp8e5m2fnuz, 16, 3, False, 32), slow("gfx1201", dtypes.fp8e4m3, 16, 2, True, 32),
