@@ -16,16 +16,26 @@ class _HopperNVCCRenderer(MinBlocks, FastMath, DynamicSmem, NVCCRenderer): pass
 def renderer(arch:str) -> Renderer:
   # sm_90a renders as sm_90 (tinygrad 0.14's renderer cannot parse the 'a') with the Hopper target's shared memory past 48 KB
   if arch == "sm_90a": return _HopperNVCCRenderer(TgTarget("CUDA", arch="sm_90"))
-  return NVCCRenderer(TgTarget("CUDA", arch=arch)) if arch.startswith("sm_") else AmdCCRenderer(TgTarget("AMD", arch=arch))
+  if arch.startswith("sm_"): return NVCCRenderer(TgTarget("CUDA", arch=arch))
+  r = AmdCCRenderer(TgTarget("AMD", arch=arch))
+  r.fit = False   # render's fit measures with clang-22; hipcc, this renderer's compiler, is not here
+  return r
 
 @functools.lru_cache(maxsize=64)   # render and the hazard check take the same kernel, and the rewrite is most of their time
 def linear(sink:UOp, arch:str) -> list[UOp]:
   """the kernel as tinygrad linearizes it for arch ('gfx1100', 'sm_90', ...): the program order the GPU runs"""
   return line_rewrite(linearize(full_rewrite_to_sink(sink, renderer(arch))), pm_linearize_cleanups)
 
-def render(sink:UOp, arch:str) -> str:
-  """the source tinygrad generates for a kernel sink on arch"""
-  return renderer(arch).render(linear(sink, arch))
+def render(sink:UOp, arch:str, fit:bool=False) -> str:
+  """the source tinygrad generates for a kernel sink on arch; with fit, on AMD the form clang builds without scratch (AmdFit), as the
+  device's renderer picks it with the device's compiler"""
+  r = renderer(arch)
+  if arch.startswith("gfx"): r.fit, r.scratch = fit, lambda src: resources(compile_source(src, arch))["scratch"]  # type: ignore[attr-defined]
+  return r.render(linear(sink, arch))
+
+def build(sink:UOp, arch:str) -> str:
+  """a kernel sink built for arch as the GPU builds it (its AMD form fitted: render's fit): compile_source's text"""
+  return compile_source(render(sink, arch, fit=True), arch)
 
 def _lds(u:UOp) -> list[UOp]:
   """the LDS buffers u touches: through its first source, or any source of an inline instruction (wgmma reads two tiles)"""
@@ -148,6 +158,7 @@ def nvrtc(src:str, arch:str) -> bool:
   NVRTCCompiler(arch).compile(src)
   return True
 
+@functools.lru_cache(maxsize=16)   # AmdFit's measure and the caller's build compile one source once
 def compile_source(src:str, arch:str) -> str:
   """Compile with the real toolchain and return the text to inspect: gfx* with clang -> AMDGPU assembly, sm_* with nvcc -> PTX (and
   with NVRTC, where it loads, as the GPU will). Raises CalledProcessError (CompileError: NVRTC's) with the compiler's messages on failure."""

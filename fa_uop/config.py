@@ -187,7 +187,8 @@ def candidates(target:Target, d:int, mods:str="") -> list[FwdConfig]:
     # and a warp's tile within the target's registers (Target.fwd_warp), under the modifications tagged mods; split along the head dim
     # past Target.fwd_split only, and there only so
     return not (c.by_wgmma(target, d) and (d + c.block_n) // 2 > 192) and c.block_m * c.split // c.warps <= target.fwd_warp[0] and \
-      bool(keyed(target, d, c, mods=mods)) and (c.split > 1) == target.splits(d, beyond(mods))
+      bool(keyed(target, d, c, mods=mods)) and (c.split > 1) == target.splits(d, beyond(mods)) and \
+      c.block_n * c.warps // c.split <= target.fwd_block_keys[beyond(mods)]
   return [c for c in CANDIDATES if ok(c)]
 
 def shape_class(d:int, nq:int, nk:int, causal:bool, mods:str="") -> str:

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 from tinygrad import Device, UOp, dtypes
 from tinygrad.dtype import AddrSpace, DType
-from tinygrad.uop.ops import KernelInfo, Ops, PatternMatcher, UPat
+from tinygrad.uop.ops import AxisType, GroupOp, KernelInfo, Ops, PatternMatcher, UPat
 from tinygrad.renderer.cstyle import CUDARenderer, HIPRenderer, HIPCCRenderer
 
 def _radix(sizes:tuple[int, ...]) -> tuple[int, ...]: return tuple(math.prod(sizes[i+1:]) for i in range(len(sizes)))
@@ -113,6 +113,12 @@ class Target:
   # docs/journal.md 2026-11-28), and under a window, softcap, ALiBi and a document mask at 160 (2; split, none: twenty-eighth session).
   # The decoding kernel past the first splits too (see default_decode_config)
   fwd_split: tuple[int, int] = (1 << 16, 1 << 16)
+  # the most keys a step times warps a forward block of the tuner's candidates may hold, without modifications beyond causal and with:
+  # on CDNA a block of 8 warps is two waves a SIMD, 256 VGPRs each (arch and AGPRs), where 128 keys a step spilled under a window,
+  # softcap, ALiBi and a document mask (clang-22, gfx950 at D=112 and 192: 2 and 6 VGPRs in every AMD form, at 64-176 244-256 VGPRs;
+  # 64 keys x 8 warps and 128 x 4 none), and gfx942's 8-bit forward at 64 (D=256: 9; 32 keys 190 VGPRs; docs/journal.md 2026-11-28,
+  # twenty-ninth session)
+  fwd_block_keys: tuple[int, int] = (1 << 16, 1 << 16)
   def splits(self, d:int, mods:bool=False) -> bool:
     """whether the forward splits the head dim at d (fwd_split), with mods beyond causal or not"""
     return d > self.fwd_split[mods]
@@ -453,15 +459,16 @@ RDNA4 = replace(RDNA4, fp8=replace(_fp8(RDNA4, RDNA4.mma, RDNA4.a, RDNA4.b, OCP_
 # C holds column lane%16, rows 4(lane//16)+e. ds_bpermute addresses all 64 lanes
 # (a K of 32 keeps the 16x16x16 MFMA as its narrow one). Both have v_mfma_f32_16x16x32 on 8-bit floats: CDNA3 in the fnuz formats,
 # CDNA4 in the OCP ones
-def _cdna(arch:str, k:int, lds:int, cus:int, fp8:tuple[DType, ...]=(), pad:bool=True) -> Target:
+def _cdna(arch:str, k:int, lds:int, cus:int, fp8:tuple[DType, ...]=(), pad:bool=True, fp8_block:int=1 << 16) -> Target:
   ab = lambda k: Frag((16, 4, k // 4), 1, lanes=(1, 0), elems=(2,))
   t = Target(arch, "AMD", 64, (16, 16, k), a=ab(k), b=ab(k), c=Frag((4, 4, 16), 2, lanes=(0, 2), elems=(1,)), lds_bytes=lds,
-             in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=cus, lds_pad=pad, narrow=_cdna(arch, 16, lds, cus, pad=pad) if k > 16 else None)
+             in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=cus, lds_pad=pad, fwd_block_keys=(1 << 16, 512),
+             narrow=_cdna(arch, 16, lds, cus, pad=pad) if k > 16 else None)
   # its 8-bit decoding key tile at most 8192 keys x head dim (clang-22 at D=192 and 256, 64 keys: 6-8 VGPRs spilled; 32, none)
-  return replace(t, fp8=replace(_fp8(t, (16, 16, 32), ab(32), ab(32), fp8), decode_kv=8192)) if fp8 else t
+  return replace(t, fp8=replace(_fp8(t, (16, 16, 32), ab(32), ab(32), fp8), decode_kv=8192, fwd_block_keys=(fp8_block, 512))) if fp8 else t
 # MI300X: 64 KB of LDS per CU, the tighter of its two files: its tiles stay XOR-swizzled (at D=128 the forward fits 244 VGPRs beside
 # that, two waves a SIMD, and its 32 KB two blocks a CU; padded, 34 KB: one)
-CDNA3 = _cdna("gfx942", 16, 65536, 304, FNUZ_FP8, pad=False)
+CDNA3 = _cdna("gfx942", 16, 65536, 304, FNUZ_FP8, pad=False, fp8_block=256)   # its 8-bit forward's blocks of 8 warps at 32 keys (fwd_block_keys)
 CDNA4 = _cdna("gfx950", 32, 163840, 256, OCP_FP8)    # MI355X: 160 KB
 
 def target_for(device:str) -> Target:
@@ -620,14 +627,85 @@ class AmdOffsets:
     # with the signed index (one offset for a tile's pieces), the rest into the offset, which must not be negative (m: a causal dQ's
     # blocks are walked from the last, -8192·gidx) nor reach 4 GB
     var, c = (idx.src[0], int(idx.src[1].vmin)) if idx.op is Ops.ADD and idx.src[1].vmin == idx.src[1].vmax else (idx, 0)
+    if "split" in getattr(self, "form", ()) and (split:=self.split_index(buf, var, c, size)) is not None: return split
     m = max(0, -int(var.vmin))
     base = max(c - c % (4096 // size), m) if c else 0
     if c and (buf.max_numel() - c + base) * size > 1 << 32: var, c, base = idx, 0, 0
     off = f"(unsigned)({self[var]})" + (f"+{base}u" if base else "")  # type: ignore[index]
     return f"((__typeof__({self[buf]}))((char*){self[buf]}+({off})*{size}u)" + (f"+{c - base})" if c - base else ")")  # type: ignore[index]
 
-class AmdRenderer(AmdOffsets, AmdSelects, AmdFp8, HIPRenderer): pass
-class AmdCCRenderer(AmdOffsets, AmdSelects, AmdFp8, HIPCCRenderer): pass
+  def split_index(self, buf:UOp, var:UOp, c:int, size:int) -> str|None:
+    """(AmdFit's form "split") the index's terms one value a wave (blocks, warps, loop indices: _wave_uniform) added to the base in
+    SGPRs, the rest as the 32-bit offset a lane, c's last 4 KB on the pointer; None where no term is uniform or the rest may be negative"""
+    terms, warps = _terms(var), getattr(self, "warps_uniform", False)
+    uni, div = [t for t in terms if _wave_uniform(t, warps)], [t for t in terms if not _wave_uniform(t, warps)]
+    lo = c % (4096 // size)
+    if not (uni or c - lo) or sum(t.vmin for t in div) < 0 or sum(t.vmax for t in div) * size >= 1 << 32: return None
+    u = "+".join([self[t] for t in uni] + ([str(c - lo)] if c - lo else []))  # type: ignore[index]
+    d = f"+(unsigned)({'+'.join(self[t] for t in div)})*{size}u" if div else ""  # type: ignore[index]
+    return f"((__typeof__({self[buf]}))((char*){self[buf]}+(long)({u})*{size}{d})" + (f"+{lo})" if lo else ")")  # type: ignore[index]
+
+def _terms(x:UOp) -> list[UOp]: return [t for s in x.src for t in _terms(s)] if x.op is Ops.ADD else [x]
+
+def _wave_uniform(x:UOp, warps:bool) -> bool:
+  """whether x is one value in every lane of a wave: made of constants, loop indices, block indices and, with warps (AmdUniformWarps),
+  the warp indices"""
+  if x.op in (Ops.CONST, Ops.RANGE): return True
+  if x.op is Ops.SPECIAL: return x.arg.startswith("gidx") or (warps and x.arg.startswith("lidx") and x.arg != "lidx0")
+  return x.op in GroupOp.ALU | {Ops.CAST} and all(_wave_uniform(s, warps) for s in x.src)
+
+class AmdUniformWarps:
+  """A HIP renderer mixin (AmdFit's form "uniform"): where a block's first thread dimension is whole waves (fa_uop's lanes), its other
+  thread indices (the warps) are one value a wave, which clang cannot tell from HIP's local ids: read through readfirstlane (where the
+  wave size the compiler chose divides the first dimension) they, and what is worked out from them, live in SGPRs"""
+  def render(self, uops:list[UOp]) -> str:
+    first = next((int(u.src[0].vmax) for u in uops if u.op is Ops.SPECIAL and u.arg == "lidx0"), 1)
+    local = HIPRenderer.code_for_workitem["l"]
+    rfl = lambda x: f"(({first} % __builtin_amdgcn_wavefrontsize()) ? (int){local(x)} : __builtin_amdgcn_readfirstlane((int){local(x)}))"
+    self.warps_uniform = on = "uniform" in getattr(self, "form", ()) and first % 32 == 0
+    self.code_for_workitem = {**HIPRenderer.code_for_workitem, "l": (lambda x: local(x) if x == "0" else rfl(x)) if on else local}
+    return super().render(uops)  # type: ignore[misc]
+
+def amd_scratch(lib:bytes) -> int:
+  """the scratch bytes a lane of an AMD code object's kernel takes: its kernel descriptor's private segment (the first in .rodata)"""
+  from tinygrad.runtime.support.elf import elf_loader
+  image, sections, _ = elf_loader(lib)
+  at = next(sh.header.sh_addr for sh in sections if sh.name == ".rodata")
+  return int.from_bytes(bytes(image[at + 4:at + 8]), "little")
+
+# the equivalent forms AmdFit renders a kernel in, in order: as is; the warp indices uniform (AmdUniformWarps); the scheduler kept from
+# moving code across each MMA's and KV loop's start (sched_barrier); uniform and addresses split into a base a wave and an offset a lane
+AMD_FORMS: tuple[tuple[str, ...], ...] = ((), ("uniform",), ("sched",), ("uniform", "split"))
+
+class AmdFit:
+  """A HIP renderer mixin: RDNA's kernels at 256 VGPRs a lane sit where clang's register allocation turns on small changes of the
+  source: one kernel spills a few VGPRs or none, and a rule that mends one spills another (clang-22: gfx1100's dQ at 128 in the four
+  forms 6, 3, 0, 0 VGPRs spilled; its masked forward at 240 2, 7, 0, 7; docs/journal.md 2026-11-28, twenty-ninth session). So a kernel
+  of fa_uop's (BoundedKernel info) is built in AMD_FORMS' forms, in order, and the first without scratch is kept (else the least):
+  scratch(src) builds with the device's compiler (tinygrad's disk cache then has the one it builds again); fa_uop.compile's checks
+  build with clang-22, and fit only where asked"""
+  form: tuple[str, ...] = ()
+  fit = True
+  def scratch(self, src:str) -> int: return amd_scratch(self.compiler.compile_cached(src))  # type: ignore[attr-defined]
+  string_rewrite = PatternMatcher([(UPat(Ops.RANGE, name="x"), lambda ctx, x: "__builtin_amdgcn_sched_barrier(0);\n  " + \
+    f"for ({ctx.render_dtype(x.dtype)} {ctx[x]} = 0; {ctx[x]} < {ctx[x.src[0]]}; {ctx[x]}++) {{" \
+    if "sched" in ctx.form and x.dtype != dtypes.void and x.arg[-1] is AxisType.REDUCE else None)]) + HIPRenderer.string_rewrite
+  def render(self, uops:list[UOp]) -> str:
+    if not self.fit or not any(u.op is Ops.SINK and isinstance(u.arg, BoundedKernel) for u in uops): return self.render_as(uops, ())
+    best: tuple[int, str]|None = None
+    for form in AMD_FORMS:
+      n = self.scratch(src:=self.render_as(uops, form))
+      if best is None or n < best[0]: best = (n, src)
+      if n == 0: break
+    return best[1]  # type: ignore[index]
+  def render_as(self, uops:list[UOp], form:tuple[str, ...]) -> str:
+    """the kernel in one of AMD_FORMS"""
+    self.form = form
+    try: return super().render(uops)  # type: ignore[misc]
+    finally: self.form = ()
+
+class AmdRenderer(AmdFit, AmdUniformWarps, AmdOffsets, AmdSelects, AmdFp8, HIPRenderer): pass
+class AmdCCRenderer(AmdFit, AmdUniformWarps, AmdOffsets, AmdSelects, AmdFp8, HIPCCRenderer): pass
 
 def amd_renderer(device:str) -> None:
   """an AMD device's HIP renderer becomes fa_uop's (its class swapped, as hopper() does; tinygrad's compile workers rebuild it from its

@@ -13,7 +13,7 @@ sys.path.insert(0, os.getcwd())
 from tinygrad import UOp, dtypes
 from fa_uop import flash_fwd, flash_bwd_dkdv, flash_bwd_dq, flash_decode, default_fwd_config, default_bwd_configs, RDNA3, RDNA4, CDNA3, CDNA4
 from fa_uop.config import default_decode_config
-from fa_uop.compile import render, compile_source, resources
+from fa_uop.compile import build, resources
 
 TARGETS = {"gfx1100": RDNA3, "gfx1201": RDNA4, "gfx942": CDNA3, "gfx950": CDNA4}
 # per SIMD: VGPRs of a lane and the waves it can hold; per CU (RDNA: per WGP of 2 CUs, which a block's waves share) the LDS
@@ -46,7 +46,7 @@ MOD_DIMS = (64, 128, 256)   # the head dims --every builds each modification alo
 def every(t, D:int, first:bool) -> dict:
   """name -> (a thunk building the sink, its config or None): every kernel fa_uop builds at head dim D on target t"""
   sys.path.insert(0, os.path.join(os.getcwd(), "tests"))
-  from test_compile import fwd_sink, bwd_sinks, decode_sinks, masked_sinks, masked_configs, fp8_fwd_sink, fp8_decode_sink, MODS
+  from test_compile import fwd_sink, bwd_sinks, decode_sinks, masked_sinks, masked_configs, masked_mods, fp8_fwd_sink, fp8_decode_sink, MODS
   from fa_uop import flash_bwd_delta, flash_kv_write
   from fa_uop.config import candidates
   cf, (ck, cq) = default_fwd_config(t, D, True), default_bwd_configs(t, D)
@@ -76,14 +76,19 @@ def every(t, D:int, first:bool) -> dict:
   if t.fp8 is not None and D % t.fp8.mma[2] == 0:   # the fp8 MMA's K (32 on CDNA) must divide the head dim
     jobs["fwd fp8"] = (lambda: fp8_fwd_sink(t, D), default_fwd_config(t.fp8, D, True))
     jobs["decode fp8 paged"] = (lambda: fp8_decode_sink(t, D), default_decode_config(t.fp8, D, 4))
+    cf8 = default_fwd_config(t.fp8, D, True)
+    for c in [c for c in candidates(t.fp8, D) if c != cf8]: jobs[f"fp8 candidate {c}"] = (lambda c=c: fp8_fwd_sink(t, D, cfg=c), c)
   for c in candidates(t, D): jobs[f"candidate {c}"] = (lambda c=c: fwd_sink(t, D, True, cfg=c), c)
+  # and those the tuner times under the masked kernels' modifications (their tile may shrink: Target.fwd_keys), but the default
+  tag, cm = masked_mods().tag, masked_configs(t, D)[0]
+  for c in [c for c in candidates(t, D, tag) if c != cm]: jobs[f"masked candidate {c}"] = (lambda c=c: masked_sinks(t, D, fwd_cfg=c)[0], c)
   return jobs
 
 def row(job:tuple) -> tuple[str, dict]:
   arch, D, name, first, full = job
   make, cfg = (every(TARGETS[arch], D, first) if full else sinks(TARGETS[arch], D))[name]
   sink = make() if full else make
-  asm = compile_source(render(sink, arch), arch)
+  asm = build(sink, arch)
   r, body = resources(asm), asm.split(".end_amdhsa_kernel")[0]
   n = lambda pat: len(re.findall(pat, body, re.M))
   w = '%d, %g' % waves(arch, r, cfg.warps) if cfg is not None else '%d, -' % waves(arch, r, 1)[0]

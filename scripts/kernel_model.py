@@ -14,7 +14,7 @@ sys.path.insert(0, os.getcwd()); sys.path.insert(0, os.path.join(os.getcwd(), "s
 from dataclasses import dataclass
 from tinygrad import dtypes
 from fa_uop import SM90A, flash_fwd, flash_bwd_dkdv, flash_bwd_dq, FwdConfig, default_fwd_config, default_bwd_configs
-from fa_uop.compile import render, compile_source, resources
+from fa_uop.compile import build, resources
 from amd_resources import TARGETS, LDS_CU, ps, waves
 
 @dataclass(frozen=True)
@@ -111,7 +111,7 @@ def amd_rows(D:int=128, B:int=16, N:int=8192, H:int=64):
     for name, sink, cfg in (("forward", flash_fwd(*ps([q, q, q, q, rows]), target=t, cfg=cf), cf),
                             ("dK/dV", flash_bwd_dkdv(*ps([q, q, q, q, rows, rows, q, q]), target=t, cfg=ck), ck),
                             ("dQ", flash_bwd_dq(*ps([q, q, q, q, rows, rows, q]), target=t, cfg=cq), cq)):
-      asm = compile_source(render(sink, arch), arch)
+      asm = build(sink, arch)
       r, c = resources(asm), amd_counts(amd_loop(asm))
       blocks = max(1, min(waves(arch, r, cfg.warps)[0] * 4 // cfg.warps, LDS_CU[arch] // max(r["lds"], 1)))   # by VGPRs, by LDS
       tf, bound = predict(chip, c, cfg.warps, blocks, t.warp)
@@ -122,7 +122,7 @@ def h100_rows():
   for D, N, B, H, c, measured in H100:
     cfg = FwdConfig.parse(c)
     big, rows, maps = ((B, H, N, D), dtypes.half), ((B, H, N), dtypes.float), [((32,), dtypes.uint64)] * cfg.tma
-    ptx = compile_source(render(flash_fwd(*ps([big, big, big, big, rows, *maps]), target=SM90A, cfg=cfg, tma=cfg.tma), "sm_90a"), "sm_90a")
+    ptx = build(flash_fwd(*ps([big, big, big, big, rows, *maps]), target=SM90A, cfg=cfg, tma=cfg.tma), "sm_90a")
     consumers = cfg.warps                                             # the producer warpgroup's loop moves no data through the SM's pipes
     cnt = ptx_counts(ptx_loop(ptx), 2 * cfg.block_n * D * 2, consumers)
     tf, bound = predict(chip, cnt, consumers, 1, 1)

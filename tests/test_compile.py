@@ -5,7 +5,7 @@ from tinygrad import UOp, dtypes
 from fa_uop import SM80, RDNA3, RDNA4, CDNA3, CDNA4, flash_fwd, flash_bwd_delta, flash_bwd_dkdv, flash_bwd_dq, default_fwd_config, default_bwd_configs, FwdConfig
 from fa_uop.config import candidates
 from conftest import slow
-from fa_uop.compile import linear, render, compile_source, lds_hazards, renderer, amd_clang, resources
+from fa_uop.compile import build, linear, render, compile_source, lds_hazards, renderer, amd_clang, resources
 
 AMD = {"gfx1100": RDNA3, "gfx1201": RDNA4, "gfx942": CDNA3, "gfx950": CDNA4}
 HAVE = {**{a: amd_clang() for a in AMD}, "sm_90": shutil.which("nvcc")}
@@ -21,7 +21,7 @@ def built(arch, D, causal, dtype=dtypes.half, portable=False):
   if not HAVE[arch]: pytest.skip(f"no compiler for {arch} (.ci/run installs clang-22; nvcc comes with the image)")
   t = TARGETS[arch].portable() if portable else TARGETS[arch]
   sink = fwd_sink(t, D, causal, dtype)
-  return compile_source(render(sink, arch), arch), lds_hazards(linear(sink, arch))
+  return build(sink, arch), lds_hazards(linear(sink, arch))
 
 # the MMA and the cross-lane exchange each target's fast path must compile to
 EXPECT = {"gfx1100": ("v_wmma_f32_16x16x16_f16", "ds_bpermute_b32"), "gfx1201": ("v_wmma_f32_16x16x16_f16", "ds_bpermute_b32"),
@@ -102,7 +102,7 @@ def test_backward_kernels(arch, dtype):
          "sm_90": f"mma.sync.aligned.m16n8k16.row.col.f32.{'f16.f16' if dtype == dtypes.half else 'bf16.bf16'}.f32"}[arch]
   # fp16 at D=128 non-causal: the dK/dV kernel LLVM 15 crashed on when its K-steps were a loop (clang-22 builds it)
   for name, sink in zip(("dK/dV", "dQ"), bwd_sinks(TARGETS[arch], 128 if dtype == dtypes.half else 64, dtype != dtypes.half, dtype)):
-    out = compile_source(render(sink, arch), arch)
+    out = build(sink, arch)
     assert mma in out, f"{name}: no {mma}"
     if arch == "sm_90": assert "ldmatrix" in out and "cp.async" in out and "st.global.v4.b32" in out and "st.global.u16" not in out, f"{name}: fast paths missing"
     assert lds_hazards(linear(sink, arch)) == [], name
@@ -147,11 +147,11 @@ def test_decode_kernels(arch, case):
   if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
   D, causal, splits, page = DECODE[case]
   sinks = decode_sinks(TARGETS[arch], D, causal, splits, page)
-  out = compile_source(render(sinks[0], arch), arch)
+  out = build(sinks[0], arch)
   assert all(ins in out for ins in EXPECT[arch]), f"{arch} decode lacks one of {EXPECT[arch]}"
   if arch == "sm_90": assert "ldmatrix" in out and "cp.async" in out
   assert lds_hazards(linear(sinks[0], arch)) == []
-  for sink in sinks[1:]: compile_source(render(sink, arch), arch)
+  for sink in sinks[1:]: build(sink, arch)
 
 @pytest.mark.parametrize("arch", list(TARGETS))
 def test_delta_kernel_builds(arch):
@@ -160,7 +160,7 @@ def test_delta_kernel_builds(arch):
   if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
   ps = [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate((((2, 3, 1000, 128), dtypes.half),) * 2 + (((2, 3, 1000), dtypes.float),) * 2)]
   sink = flash_bwd_delta(*ps, target=TARGETS[arch])
-  out = compile_source(render(sink, arch), arch)
+  out = build(sink, arch)
   assert ("ld.global.v4.u16" in out and ".local" not in out) if arch == "sm_90" else (re.search("global_load_(b128|dwordx4)", out) and not resources(out)["scratch"])
   assert lds_hazards(linear(sink, arch)) == []
 
@@ -177,10 +177,10 @@ def masked_configs(target, D, only=tuple(MODS)) -> tuple:
   tag = masked_mods(only).tag
   return default_fwd_config(target, D, True, mods=tag), *default_bwd_configs(target, D, tag)
 
-def masked_sinks(target, D=64, N=320, H=4, Hkv=2, only=tuple(MODS)):
+def masked_sinks(target, D=64, N=320, H=4, Hkv=2, only=tuple(MODS), fwd_cfg=None):
   """the forward and both backward kernels with a causal window, softcap, an ALiBi score_mod reading a slopes buffer and a
-  document mask_mod reading document ids, through its block maps (or causal with those of them named in only); then the kernels
-  that build a block map"""
+  document mask_mod reading document ids, through its block maps (or causal with those of them named in only), the forward at fwd_cfg
+  where given (a tuner candidate); then the kernels that build a block map"""
   from fa_uop.blockmap import classify, compact, head_sort, schedule
   mods = masked_mods(only)
   q, kv, rows = ((2, H, N, D), dtypes.half), ((2, Hkv, N, D), dtypes.half), ((2, H, N), dtypes.float)
@@ -190,6 +190,7 @@ def masked_sinks(target, D=64, N=320, H=4, Hkv=2, only=tuple(MODS)):
   bmap = lambda *a: bm(*a) if mods.masks_more else []   # the attention kernels' block maps, where their mods need one
   ps = lambda shapes: [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)]
   c_fwd, c_kv, c_q = masked_configs(target, D, only)
+  c_fwd = fwd_cfg or c_fwd
   status = ((2, 1, math.ceil(N / 64), math.ceil(N / 64)), dtypes.int32)
   return (flash_fwd(*ps([q, kv, kv, q, rows, *args, *bmap(c_fwd.block_m, c_fwd.block_n)]), target=target, cfg=c_fwd, mods=mods),
           flash_bwd_dkdv(*ps([q, kv, kv, q, rows, rows, kv, kv, *args, *bmap(c_kv.block_m, c_kv.block_n, Hkv)]), target=target, cfg=c_kv, mods=mods),
@@ -211,7 +212,7 @@ def test_masked_kernels(arch):
   from tinygrad.uop.ops import Ops
   for name, sink in zip(("forward", "dK/dV", "dQ", "block map classify", "block map compact", "block map head_sort", "block map schedule"),
                         masked_sinks(TARGETS[arch])):
-    out = compile_source(render(sink, arch), arch)
+    out = build(sink, arch)
     assert name.startswith("block map") or EXPECT[arch][0] in out, f"{name}: no {EXPECT[arch][0]}"
     lin = linear(sink, arch)
     assert lds_hazards(lin) == [], name
@@ -237,7 +238,7 @@ def test_dropin_mask_kernels(arch):
            classify(*ps([((2, 1, nR, nC), dtypes.int32), ((2, 1, 1, N), dtypes.bool)]), mods=keep, nq=N, nk=N, TR=cfg.block_m, TC=cfg.block_n, keys=True),
            flash_fwd(*ps([q, kv, kv, q, rows, ((1, H, N, 1), dtypes.float)]), target=target, cfg=cfg, mods=bias))
   for sink in sinks:
-    out = compile_source(render(sink, arch), arch)
+    out = build(sink, arch)
     assert sink is sinks[1] or EXPECT[arch][0] in out
     assert lds_hazards(linear(sink, arch)) == []
 
@@ -270,7 +271,7 @@ def test_amd_kernels(arch, masked):
   if arch == "gfx950" and not masked: sinks["forward D=48"] = fwd_sink(t.narrowed(48), 48, False)
   used = {}
   for name, sink in sinks.items():
-    out = compile_source(render(sink, arch), arch)
+    out = build(sink, arch)
     mma = "v_mfma_f32_16x16x16_f16" if arch == "gfx950" and name.endswith(("D=48", "D=112")) else EXPECT[arch][0]   # its narrow MFMA there
     assert name == "combine" or mma in out, f"{name}: no {mma}"
     assert lds_hazards(linear(sink, arch)) == [], name
@@ -283,20 +284,73 @@ def test_amd_kernels(arch, masked):
   # MI300X's forward at D=128 in two 4-wave blocks a CU: half its 64 KB of LDS and, a wave64 lane, at most half its 512 VGPRs
   if arch == "gfx942" and not masked: assert used["forward D=128"]["lds"] <= 32768 and used["forward D=128"]["vgpr"] <= 256, used
 
-# head dim 256 where a kernel still uses scratch (RDNA4's causal dQ, split along the head dim as dK/dV since 2026-11-28: 12 -> 3 VGPRs
-# spilled; RDNA3's causal dK/dV, which held 2 VGPRs for the epilogue since the 32-bit offsets, none since its copies one tile at a
-# time, 2026-11-28; issue 32). Asserted exactly: one that starts or stops using scratch fails
-SPILLS_D256 = {"gfx1100": set(), "gfx1201": {"dQ"}, "gfx942": set(), "gfx950": set()}
-
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1201", slow("gfx950"), slow("gfx1100")])
-def test_amd_d256_scratch(arch):
+def test_amd_d256_without_scratch(arch):
   """head dim 256 at the default tiles (64 KB targets: dK/dV split along the head dim, 16x32x2s2): the forward, both backward kernels
-  and the decoding kernel build with the MMA, and use scratch only where SPILLS_D256 says"""
+  and the decoding kernel build without scratch (RDNA4's causal dQ as rendered spills 3 VGPRs: AmdFit builds it in another form)"""
   if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
   t = TARGETS[arch]
   sinks = {"forward": fwd_sink(t, 256, True), **dict(zip(("dK/dV", "dQ"), bwd_sinks(t, 256, True))), "decode": decode_sinks(t, 256, True, 8, 16)[0]}
-  used = {name: resources(compile_source(render(sink, arch), arch)) for name, sink in sinks.items()}
-  assert {name for name, r in used.items() if r["scratch"] or r["vgpr_spill"]} == SPILLS_D256[arch], used
+  used = {name: resources(build(sink, arch)) for name, sink in sinks.items()}
+  assert all(r["scratch"] == 0 and r["vgpr_spill"] == 0 for r in used.values()), used
+
+def fitted_sink(t, D, kernel):
+  """a kernel of amd_resources' --every survey by its name there: dq, dkdv (causal or not), masked fwd"""
+  if kernel == "masked fwd": return masked_sinks(t, D)[0]
+  return bwd_sinks(t, D, kernel.endswith("causal"))[kernel.startswith("dq")]
+
+# the kernels of the survey that clang-22 builds with scratch as rendered, each 2-6 VGPRs held from the prologue for the epilogue
+# (docs/journal.md 2026-11-28, twenty-ninth session). One by default: each builds two to four times
+FITTED = [("gfx1100", 112, "dq"), slow("gfx1100", 128, "dq"), slow("gfx1100", 240, "dkdv"), slow("gfx1100", 240, "masked fwd"),
+          slow("gfx1201", 256, "dq causal")]
+
+@pytest.mark.parametrize("arch,D,kernel", FITTED)
+def test_amd_fit(arch, D, kernel):
+  """as rendered the kernel uses scratch; fitted (AmdFit) it builds without, another form, with the same MMAs and LDS"""
+  if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
+  sink = fitted_sink(AMD[arch], D, kernel)
+  plain, fitted = compile_source(render(sink, arch), arch), build(sink, arch)
+  assert resources(plain)["scratch"] > 0 and resources(fitted)["scratch"] == 0 and resources(fitted)["vgpr_spill"] == 0
+  assert render(sink, arch, fit=True) != render(sink, arch) and resources(fitted)["lds"] == resources(plain)["lds"]
+  assert len(re.findall(r"v_wmma", fitted)) == len(re.findall(r"v_wmma", plain)) > 0
+
+def assemble(asm:str, arch:str) -> bytes:
+  """an AMD code object (ELF) clang-22 assembles from a kernel's assembly"""
+  import subprocess, tempfile
+  with tempfile.TemporaryDirectory() as d:
+    with open(f"{d}/k.s", "w") as f: f.write(asm)
+    subprocess.run([amd_clang(), "--target=amdgcn-amd-amdhsa", f"-mcpu={arch}", "-c", "-o", f"{d}/k.o", f"{d}/k.s"], check=True, capture_output=True)
+    with open(f"{d}/k.o", "rb") as f: return f.read()
+
+def test_amd_forms_build():
+  """every form AmdFit may render a kernel in builds, with the same MMAs and LDS, and its code object's scratch (amd_scratch, by which the
+  device's renderer measures) is what the assembly says: the dQ of gfx1100 at 112 (as rendered 20 bytes, uniform none) and a dK/dV"""
+  from fa_uop.target import AMD_FORMS, amd_scratch
+  if not HAVE["gfx1100"]: pytest.skip("no compiler for gfx1100")
+  for sink in (fitted_sink(RDNA3, 112, "dq"), bwd_sinks(RDNA3, 64, True)[0]):
+    r, lst, built = renderer("gfx1100"), linear(sink, "gfx1100"), []
+    for form in AMD_FORMS:
+      asm = compile_source(src:=r.render_as(lst, form), "gfx1100")
+      assert amd_scratch(assemble(asm, "gfx1100")) == resources(asm)["scratch"], form
+      built.append((len(re.findall(r"v_wmma", asm)), resources(asm)["lds"], src))
+    assert len({b[:2] for b in built}) == 1 and len({b[2] for b in built}) == len(AMD_FORMS), [b[:2] for b in built]
+  assert "__builtin_amdgcn_readfirstlane" in built[1][2] and "__builtin_amdgcn_sched_barrier(0)" in built[2][2]
+
+def test_amd_device_renderer_fits(monkeypatch):
+  """a real AMD device's renderer (amd_renderer) fits a kernel with the device's compiler: here one that builds with clang-22 into a
+  code object, as comgr would, and the form it keeps is the one fa_uop.compile's checks keep"""
+  from tinygrad.helpers import Target as TgTarget
+  from tinygrad.renderer.cstyle import HIPCCRenderer
+  from fa_uop import target as tgt
+  if not HAVE["gfx1100"]: pytest.skip("no compiler for gfx1100")
+  dev = type("Dev", (), {"renderer": HIPCCRenderer(TgTarget("AMD", arch="gfx1100"))})()
+  monkeypatch.setattr(tgt, "Device", {"AMD": dev})
+  tgt.amd_renderer("AMD")
+  built = []
+  dev.renderer.compiler = type("Comgr", (), {"compile_cached": lambda self, src: built.append(src) or assemble(compile_source(src, "gfx1100"), "gfx1100")})()
+  sink = fitted_sink(RDNA3, 112, "dq")
+  assert dev.renderer.render(linear(sink, "gfx1100")) == render(sink, "gfx1100", fit=True) != render(sink, "gfx1100") and len(built) >= 2
+  assert type(dev.renderer)(dev.renderer.target).fit   # as tinygrad's compile workers rebuild it
 
 @pytest.mark.parametrize("arch,D", [("gfx1201", 176), slow("gfx1100", 176), slow("gfx1100", 224), slow("gfx1201", 224), slow("gfx1201", 240),
                                     slow("gfx942", 176)])
@@ -308,7 +362,7 @@ def test_amd_wide_backward_without_scratch(arch, D):
   if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
   t = TARGETS[arch]
   assert [str(c) for c in default_bwd_configs(t, D)] == ["32x32x4s2" if D <= 224 else "16x32x2s2", "16x32x2s2"] or arch == "gfx942"
-  used = {f"{name}{' causal' * c}": resources(compile_source(render(sink, arch), arch)) for c in (False, True) for name, sink in zip(("dK/dV", "dQ"), bwd_sinks(t, D, c))}
+  used = {f"{name}{' causal' * c}": resources(build(sink, arch)) for c in (False, True) for name, sink in zip(("dK/dV", "dQ"), bwd_sinks(t, D, c))}
   assert all(r["scratch"] == 0 and r["vgpr_spill"] == 0 for r in used.values()), used
 
 @pytest.mark.parametrize("arch,D", [("gfx1201", 224), slow("gfx1100", 208), slow("gfx1100", 256), slow("gfx1201", 256)])
@@ -320,16 +374,16 @@ def test_rdna_wide_forward_without_scratch(arch, D):
   t = TARGETS[arch]
   assert str(default_fwd_config(t, D, True)) == "32x32x4s2"
   sinks = {"fp16": fwd_sink(t, D, True), "bf16": fwd_sink(t, D, True, dtypes.bfloat16), "masked": masked_sinks(t, D)[0]}
-  used = {name: resources(compile_source(render(sink, arch), arch)) for name, sink in sinks.items()}
+  used = {name: resources(build(sink, arch)) for name, sink in sinks.items()}
   assert all(r["scratch"] == 0 and r["vgpr_spill"] == 0 for r in used.values()), used
   assert lds_hazards(linear(sinks["fp16"], arch)) == []
 
-def fp8_fwd_sink(target, D):
-  """the forward on 8-bit inputs in the target's fp8 format at its default config (causal, GQA, a bf16 output, the descales last)"""
+def fp8_fwd_sink(target, D, cfg=None):
+  """the forward on 8-bit inputs in the target's fp8 format at its default config or cfg (causal, GQA, a bf16 output, the descales last)"""
   dt = target.fp8.in_dtypes[0]
   sh = [((2, 4, 1000, D), dt), ((2, 2, 1000, D), dt), ((2, 2, 1000, D), dt), ((2, 4, 1000, D), dtypes.bfloat16), ((2, 4, 1000), dtypes.float)]
   ps = [UOp.placeholder(s, d, i) for i, (s, d) in enumerate(sh + [((2, 2), dtypes.float)] * 3)]
-  return flash_fwd(*ps, target=target, cfg=default_fwd_config(target.fp8, D, True), causal=True)
+  return flash_fwd(*ps, target=target, cfg=cfg or default_fwd_config(target.fp8, D, True), causal=True)
 
 def fp8_decode_sink(target, D):
   """the decoding of 4 rows a KV head from a paged 8-bit cache (16-key pages), not split, at its default tile: a bf16 output, the
@@ -360,13 +414,13 @@ def rule_sink(t, D, kernel):
 def test_amd_rules_without_scratch(arch, D, kernel):
   """each of those kernels builds with clang-22 without scratch (issue 32)"""
   if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
-  r = resources(compile_source(render(rule_sink(AMD[arch], D, kernel), arch), arch))
+  r = resources(build(rule_sink(AMD[arch], D, kernel), arch))
   assert r["scratch"] == 0 and r["vgpr_spill"] == 0, r
 
 def test_rdna3_forward_without_scratch():
   """gfx1100's forward keeps everything in VGPRs at D=64 and 96 too (D=128: ROWS), its LDS tiles padded, not swizzled (Target.lds_pad)"""
   if not HAVE["gfx1100"]: pytest.skip("no compiler for gfx1100")
-  used = {D: resources(compile_source(render(fwd_sink(RDNA3, D, True), "gfx1100"), "gfx1100")) for D in (64, 96)}
+  used = {D: resources(build(fwd_sink(RDNA3, D, True), "gfx1100")) for D in (64, 96)}
   assert all(r["scratch"] == 0 and r["vgpr_spill"] == 0 for r in used.values()), used
 
 @pytest.mark.parametrize("arch", ["gfx1201", slow("gfx1100"), slow("gfx942"), slow("gfx950")])
@@ -375,14 +429,27 @@ def test_amd_tuner_candidates_without_scratch(arch):
   m-tile a warp and up to 32 keys: Target.fwd_warp; docs/runs/2026-11-27_amd32/)"""
   if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
   t = TARGETS[arch]
-  used = {str(c): resources(compile_source(render(fwd_sink(t, 128, True, cfg=c), arch), arch)) for c in candidates(t, 128)}
+  used = {str(c): resources(build(fwd_sink(t, 128, True, cfg=c), arch)) for c in candidates(t, 128)}
   assert len(used) >= 3 and all(r["scratch"] == 0 for r in used.values()), used   # RDNA: 3 at D=128 (64x16x4, 64x32x4, 128x32x8)
+
+@pytest.mark.parametrize("arch,D,kind", [slow("gfx950", 112, "masked"), slow("gfx950", 192, "masked"), slow("gfx942", 256, "fp8")])
+def test_cdna_block_candidates_without_scratch(arch, D, kind):
+  """the configs the tuner times on CDNA under a window, softcap, ALiBi and a document mask, and gfx942's 8-bit ones, build without
+  scratch: a block of 8 warps (two waves a SIMD) holds at most 64 keys a step there, 32 in gfx942's 8-bit forward (Target.fwd_block_keys:
+  128x128x8 spilled 2 and 6 VGPRs on gfx950 at D=112 and 192, 8-bit 128x64x8 on gfx942 at 256 9)"""
+  if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
+  t = AMD[arch]
+  cs = candidates(t, D, masked_mods().tag) if kind == "masked" else candidates(t.fp8, D)
+  assert ("128x128x8" if kind == "masked" else "128x64x8") not in map(str, cs) and len(cs) >= 3
+  sink = lambda c: masked_sinks(t, D, fwd_cfg=c)[0] if kind == "masked" else fp8_fwd_sink(t, D, cfg=c)
+  used = {str(c): resources(build(sink(c), arch)) for c in cs}
+  assert all(r["scratch"] == 0 for r in used.values()), used
 
 def test_device_library_calls_are_inlined():
   """the checks build AMD kernels as tinygrad's runtime does, with ROCm's device library functions inlined: no call is left (a call
   made LLVM spill every live VGPR around it, which the runtime's build never does)"""
   if not HAVE["gfx942"]: pytest.skip("no compiler for gfx942")
-  out = compile_source(render(fwd_sink(CDNA3, 64, True), "gfx942"), "gfx942")
+  out = build(fwd_sink(CDNA3, 64, True), "gfx942")
   assert "s_swappc" not in out and "v_exp_f32" in out
 
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")

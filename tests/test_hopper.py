@@ -8,7 +8,7 @@ from tinygrad.uop.ops import KernelInfo
 from fa_uop import SM90A
 from fa_uop.target import hopper
 from fa_uop.tiles import Block, smem, copy_tile, wait_tile, acc_tile, wgmma_tile, tile_coords, rows_at, flat
-from fa_uop.compile import render, compile_source, cuda_resources, linear, lds_hazards
+from fa_uop.compile import build, render, compile_source, cuda_resources, linear, lds_hazards
 from conftest import host, nans, slow
 
 def qk_sink(q, k, s, *, target):
@@ -49,7 +49,7 @@ def test_builds_for_sm_90a(n, D, dtype):
   from tinygrad import UOp
   ps = [UOp.placeholder(sh, dt, i) for i, (sh, dt) in enumerate((((64, D), dtype), ((n, D), dtype), ((64, n), dtypes.float)))]
   sink = qk_sink(*ps, target=SM90A)
-  ptx = compile_source(render(sink, "sm_90a"), "sm_90a")
+  ptx = build(sink, "sm_90a")
   ty = "f16" if dtype == dtypes.half else "bf16"
   for ins in (f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty}", "wgmma.fence.sync.aligned", "fence.proxy.async.shared::cta"):
     assert ins in ptx, f"no {ins}"
@@ -151,7 +151,7 @@ def test_forward_with_tma_builds_for_sm_90a(D, causal):
   assert ptx.count("cp.async.cg.shared.global") == cfg.block_m * D // 8 // (cfg.warps * 32)   # Q's pieces, one a thread each step
   assert cuda_resources(src, "sm_90a")["wgmma_serialized"] == 0 and lds_hazards(linear(sink, "sm_90a")) == []
   maps = [UOp.placeholder((32,), dtypes.uint64, 0), *fwd_placeholders(D=D)[1:3], UOp.placeholder((32,), dtypes.uint64, 3)]
-  assert compile_source(render(flash_tma_maps(*maps, target=SM90A), "sm_90a"), "sm_90a").count("tensormap.replace.tile.global_address") == 2
+  assert build(flash_tma_maps(*maps, target=SM90A), "sm_90a").count("tensormap.replace.tile.global_address") == 2
 
 def test_tma_only_where_asked_and_built():
   """bulk copies are a config's choice (tma, which the tuner tries on Hopper's wgmma configs) or forced by FA_UOP_TMA=1/0: never on the
@@ -254,7 +254,7 @@ def test_backward_builds_for_sm_90a():
     assert (f".minnctapersm {blocks}" in ptx) if blocks else (".minnctapersm" not in ptx)
     assert lds_hazards(linear(sink, "sm_90a")) == []
   # a config's blocks per SM reach the backward's PTX too
-  ptx = compile_source(render(bwd_sinks(SM90A, 128, True, cfgs=(BwdConfig(64, 32, 4, 2),) * 2)[1], "sm_90a"), "sm_90a")
+  ptx = build(bwd_sinks(SM90A, 128, True, cfgs=(BwdConfig(64, 32, 4, 2),) * 2)[1], "sm_90a")
   assert ".minnctapersm 2" in ptx
 
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
