@@ -74,9 +74,9 @@ def every(t, D:int, first:bool) -> dict:
     for i, name in enumerate(("block map classify", "block map compact", "block map head_sort", "block map schedule")):
       jobs[name] = (lambda i=i: masked_sinks(t, 64)[3 + i], None)
   if t.fp8 is not None and D % t.fp8.mma[2] == 0:   # the fp8 MMA's K (32 on CDNA) must divide the head dim
-    jobs["fwd fp8"] = (lambda: fp8_fwd_sink(t, D), default_fwd_config(t.fp8, D, True))
-    jobs["decode fp8 paged"] = (lambda: fp8_decode_sink(t, D), default_decode_config(t.fp8, D, 4))
     cf8 = default_fwd_config(t.fp8, D, True)
+    jobs["fwd fp8"] = (lambda: fp8_fwd_sink(t, D), cf8)
+    jobs["decode fp8 paged"] = (lambda: fp8_decode_sink(t, D), default_decode_config(t.fp8, D, 4))
     for c in [c for c in candidates(t.fp8, D) if c != cf8]: jobs[f"fp8 candidate {c}"] = (lambda c=c: fp8_fwd_sink(t, D, cfg=c), c)
   for c in candidates(t, D): jobs[f"candidate {c}"] = (lambda c=c: fwd_sink(t, D, True, cfg=c), c)
   # and those the tuner times under the masked kernels' modifications (their tile may shrink: Target.fwd_keys), but the default
