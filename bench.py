@@ -26,7 +26,7 @@ from fa_uop import flash_attention, flash_attention_backward, flash_attention_wi
 from fa_uop.api import decode_plan, fwd_config_for
 from fa_uop import blockmap
 from fa_uop.reference import kvcache_ref
-from fa_uop.timing import gpu_time, event_time, wall_time
+from fa_uop.timing import event_time, wall_time
 
 DEV = Device.DEFAULT
 EMULATED = DEV.startswith("PYTHON")
@@ -134,9 +134,11 @@ def place(ts:list[Tensor], kw:dict) -> tuple[list[Tensor], dict, str]:
   return [t.shard(devs, axis=axis).realize() for t in ts], kw, f"{len(devs)} devices, {'batch' if axis == 0 else 'heads'} sharded"
 
 def timed(fn, cnt:int, ts:list[Tensor]) -> tuple[float, float]:
-  """gpu_time, or for sharded inputs the median wall time of a call with every device synchronized (per-kernel timing would
-  run the devices one after the other)"""
-  return gpu_time(fn, cnt) if isinstance(ts[0].device, str) else wall_time(fn, cnt, ts[0].device)
+  """event_time (a call's kernels between two CUDA events, TinyJit's replay, the L2 flushed: the peers' statistic, do_bench's), or for
+  sharded inputs the median wall time of a call with every device synchronized (per-kernel timing would run the devices one after
+  the other). Not gpu_time: each kernel between its own events counts its launch's host latency (61 us for the one-thread tensor-map
+  kernel on the H200, a call 348 us against 271: docs/runs/2026-11-28g_short/)"""
+  return event_time(fn, cnt, ts[0].device) if isinstance(ts[0].device, str) else wall_time(fn, cnt, ts[0].device)
 
 def one(t:Tensor) -> Tensor: return t if isinstance(t.device, str) else t.to(DEV)   # a sharded result gathered, to check it
 
@@ -179,7 +181,7 @@ def map_cost(run, sec:float, cnt:int) -> float:
   def fresh():
     blockmap.clear_cache()
     run()
-  return max(0.0, gpu_time(fresh, max(1, min(cnt, 5)))[0] - sec)
+  return max(0.0, event_time(fresh, max(1, min(cnt, 5)))[0] - sec)
 
 def measure_bwd(B:int, H:int, Hkv:int, N:int, Nk:int, D:int, case:Case, dtype_name:str, cnt:int, verify:bool, peers, with_fwd:bool) -> list[dict]:
   """one shape's backward (with_fwd: forward and backward): fa_uop and its peers, as rows (fa_uop's last).

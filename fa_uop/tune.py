@@ -11,7 +11,7 @@ from tinygrad import Tensor
 from tinygrad.dtype import DType
 from fa_uop.config import FwdConfig, candidates, default_fwd_config, shape_class
 from fa_uop.target import Target
-from fa_uop.timing import gpu_time
+from fa_uop.timing import event_time
 
 def cache_path() -> str: return os.environ.get("FA_UOP_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "fa_uop", "tune.json")
 def enabled(device:str) -> bool: return os.environ.get("FA_UOP_TUNE", "0") == "1" and not device.startswith("PYTHON")
@@ -48,7 +48,9 @@ def fwd_config(target:Target, device:str, shape:tuple[int, ...], nk:int, hkv:int
     rng = np.random.default_rng(0)
     q, k, v = [Tensor(rng.standard_normal(s, dtype=np.float32), device=device).cast(dtype).contiguous().realize()
                for s in ((B, H, Nq, D), (B, hkv, nk, D), (B, hkv, nk, D))]
-    times = {c: gpu_time(functools.partial(run, c, q, k, v), 5, device)[0] for c in candidates(target, D, mods)}
+    # each candidate's kernels between two events, L2 flushed (event_time): per-kernel times would count each launch's host latency,
+    # which charged a bulk-copy config's one-thread tensor-map kernel 61 us on the H200 (docs/runs/2026-11-28g_short/)
+    times = {c: event_time(functools.partial(run, c, q, k, v), 5, device)[0] for c in candidates(target, D, mods)}
     cfg = min(times, key=times.get)
     entries = _load()
     entries[k_] = {"config": dataclasses.asdict(cfg),

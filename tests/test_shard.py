@@ -95,7 +95,7 @@ def test_tuner_times_one_device_with_the_shards_shape(emu, tmp_path, monkeypatch
   def fake_time(fn, cnt, device=None):
     seen.append((device, fn.args[1].device, fn.args[1].shape))
     return float(len(seen)), 0.0
-  monkeypatch.setattr(tune, "gpu_time", fake_time)
+  monkeypatch.setattr(tune, "event_time", fake_time)
   devs = devices(emu)
   q, k, v = (Tensor.empty(4, 2, 64, 16, dtype=dtypes.half, device="PYTHON").shard(devs, axis=0) for _ in range(3))
   cfg = fa_uop.api.fwd_config_for(q, k, v)

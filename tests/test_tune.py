@@ -31,7 +31,7 @@ def test_tuner_times_once_then_reads_the_cache(emu, tmp_path, monkeypatch):
     cfg = fn.args[0]
     timed.append(cfg)
     return fake_ms[cfg], 0.0
-  monkeypatch.setattr(tune, "gpu_time", fake_time)
+  monkeypatch.setattr(tune, "event_time", fake_time)
   pick = lambda: tune.fwd_config(t, "PYTHON", (1, 1, 20, 32), 20, 1, dtypes.half, True, None, lambda cfg, q, k, v: None)
   assert pick() == cands[-1] and sorted(map(str, timed)) == sorted(map(str, cands))
   entry = json.loads((tmp_path / "tune.json").read_text())[tune.key(t, dtypes.half, 32, 20, 20, True)]
@@ -47,7 +47,7 @@ def test_tuning_leaves_the_callers_random_stream_alone(emu, tmp_path, monkeypatc
   monkeypatch.setenv("FA_UOP_CACHE", str(tmp_path / "tune.json"))
   monkeypatch.setattr(tune, "enabled", lambda device: True)
   monkeypatch.setattr(tune, "_chosen", {})
-  monkeypatch.setattr(tune, "gpu_time", lambda fn, cnt, device=None: (1.0, 0.0))
+  monkeypatch.setattr(tune, "event_time", lambda fn, cnt, device=None: (1.0, 0.0))
   def draw(tuned:bool):
     Tensor.manual_seed(1234)
     w = Tensor.rand(64, device="PYTHON")                  # lazy, like a freshly built nn.Linear's weight
