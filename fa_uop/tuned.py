@@ -7,7 +7,10 @@ fp16 on the H100 (docs/journal.md, 2026-11-25), so one table serves both."""
 # 128x64x8tr2p, its runner-up then (0.849 ms against 0.840): 128x128x8tr1 spills at D=256 (12 bytes, 144 under a mask_mod); measured
 # after, 670 TFLOPS against 633 / 643 (docs/runs/2026-11-27_vt32/part2_h100.log). And d128_causal_q1024_k1024 keeps 64x64x4, the
 # tuner's runner-up (0.2347 ms against 64x64x4x3's 0.2306): 64x64x4x3 spills 52 bytes at D=128 under a mask_mod, which takes the
-# causal row. tests/test_hopper.py holds the table to kernels without spill
+# causal row. D=128 again on 2026-11-28, on an H200 (the H100's SM90), the kernels of cbc6184, each candidate's call between two events
+# with the L2 flushed (event_time; the runs before counted each kernel's launch latency, a launch more for bulk-copy configs):
+# N=1024 moved to 128x128x8tr2p and 64x64x4t causal, the rest as before (docs/runs/2026-11-28g_short/tune128/tune_ms.json).
+# tests/test_hopper.py holds the table to kernels without spill
 TABLE: dict[str, dict[str, str]] = {"sm_90a": {
   "d64_causal_q1024_k1024": "64x64x4x3",
   "d64_causal_q16384_k16384": "128x192x8tr2p",
@@ -15,10 +18,10 @@ TABLE: dict[str, dict[str, str]] = {"sm_90a": {
   "d64_full_q1024_k1024": "64x128x4",
   "d64_full_q16384_k16384": "128x224x8tr2p",
   "d64_full_q4096_k4096": "64x128x4t",
-  "d128_causal_q1024_k1024": "64x64x4",
+  "d128_causal_q1024_k1024": "64x64x4t",
   "d128_causal_q16384_k16384": "128x128x8tr2p",
   "d128_causal_q4096_k4096": "128x128x8tr2p",
-  "d128_full_q1024_k1024": "128x192x8tr2p",
+  "d128_full_q1024_k1024": "128x128x8tr2p",
   "d128_full_q16384_k16384": "128x192x8tr2p",
   "d128_full_q4096_k4096": "128x192x8tr2p",
   "d256_causal_q1024_k1024": "128x64x8tr2p",
