@@ -83,10 +83,19 @@ def _mods(q:Tensor, causal:bool, window, softcap, score_mod, mask_mod, mod_args)
               len(mod_args)), mod_args
 
 @functools.cache
-def _fwd_builder(target:Target, cfg:FwdConfig, mods:Mods, scale:float|None, tma:bool=False):
+def _fwd_builder(target:Target, cfg:FwdConfig, mods:Mods, scale:float|None, tma:bool=False, sms:int=0):
   """the kernel builder for custom_kernel, caching each sink by its placeholders (UOps are interned, so a second call with the
   same shapes gets the same sink and tinygrad's program cache finds the compiled kernel: nothing is built again)"""
-  return functools.cache(lambda *ps: flash_fwd(*ps, target=target, cfg=cfg, scale=scale, mods=mods, tma=tma))
+  return functools.cache(lambda *ps: flash_fwd(*ps, target=target, cfg=cfg, scale=scale, mods=mods, tma=tma, sms=sms))
+
+@functools.cache
+def _sms(device:str) -> int:
+  """the device's multiprocessors: a persistent forward's grid (FwdConfig.persistent)"""
+  import ctypes
+  from tinygrad import Device
+  from tinygrad.runtime.autogen import cuda
+  cuda.cuDeviceGetAttribute(ctypes.byref(n:=ctypes.c_int()), cuda.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, Device[device].cu_device)
+  return n.value
 
 def _uses_tma(target:Target, cfg:FwdConfig, q:Tensor) -> bool:
   """K and V by Hopper's bulk tensor copies: where the config asks (the tuner tries both) or FA_UOP_TMA=1 forces them (0: never; A/B
@@ -241,7 +250,8 @@ def _run_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, mods:Mo
   k, v = k.contiguous(), vt_layout(v, t8, cfg.block_n) if cfg.reads_vt(t8:=target.for_dtype(q.dtype), D) else v.contiguous()
   maps = (_tensor_maps(target, k, v, cfg),) if (tma:=_uses_tma(target, cfg, q)) else ()
   outs = Tensor.custom_kernel(q.contiguous(), k, v, o, lse, *descales, *[t.contiguous() for t in mod_args], *bmap, *maps,
-                              fxn=_fwd_builder(target, cfg, mods, scale, tma), grad_fxn=None if descales else _fwd_grad(target, mods, scale))
+                              fxn=_fwd_builder(target, cfg, mods, scale, tma, _sms(q.device) if tma and cfg.persistent else 0),
+                              grad_fxn=None if descales else _fwd_grad(target, mods, scale))
   return outs[3], outs[4]
 
 def flash_attention(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float|None=None, return_lse:bool=False,
@@ -290,6 +300,8 @@ def _fwd_plan(q, k, v, causal, scale, config, window, softcap, score_mod, mask_m
   if config is not None:
     if not isinstance(config, FwdConfig): raise TypeError(f"config must be a FwdConfig or None, got {type(config).__name__}")
     config.check(target.for_dtype(q.dtype), q.shape[3])
+    if config.persistent and not mods.tiles_alike:
+      raise ValueError(f"{config}: a persistent forward takes no causal mask, window or mask_mod (each tile's loop the same trips)")
   elif q.dtype in dtypes.fp8s:   # the fp8 MMA's default tile (not tuned yet), checked: a K of 32 rules out D=16
     config = default_fwd_config(t8:=target.for_dtype(q.dtype), q.shape[3], causal, q.shape[2], k.shape[2], mods.tag)
     config.check(t8, q.shape[3])

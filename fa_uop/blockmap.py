@@ -6,6 +6,7 @@ mod_args and shape, so the layers of a model that share a mask build them once. 
 once for every batch entry and head."""
 from __future__ import annotations
 import math
+from typing import Callable
 from collections import OrderedDict
 from dataclasses import replace
 from tinygrad import Tensor, UOp, dtypes
@@ -217,6 +218,22 @@ def launch(mods:Mods, args:tuple[UOp, ...], B:int, HX:int, nR:int, last_first:bo
   g = UOp.range(n, 0, AxisType.GLOBAL)
   item = flat(args[-1])[g].maximum(0).minimum(n - 1)   # clamped: whatever the order holds, no block reads outside its buffers
   return args[:-1], (g,), item // (HX * nR), item // nR % HX, item % nR
+
+def persistent_launch(mods:Mods, args:tuple[UOp, ...], B:int, HX:int, nR:int, last_first:bool, blocks:int) -> \
+    tuple[tuple[UOp, ...], tuple[UOp, ...], UOp, Callable[[UOp], tuple[UOp, UOp, UOp]]]:
+  """launch's tiles on a grid of at most `blocks` blocks (one an SM), block g running tiles g, g + G, ... (G blocks): (args less the
+  schedule, the grid's range, the trips of this block's loop over its tiles, and at(t): the batch entry, head and row block of its trip
+  t), the tiles in launch's order (a schedule's, with a mask_mod)"""
+  n = B * HX * nR
+  G = min(blocks, n)
+  g = UOp.range(G, 0, AxisType.GLOBAL)
+  trips = (n - 1 - g) // G + 1
+  def at(t:UOp) -> tuple[UOp, UOp, UOp]:
+    i = g + t * G
+    if mods.mask_mod is not None: i = flat(args[-1])[i].maximum(0).minimum(n - 1)   # clamped, as launch's
+    r = i % nR
+    return i // (HX * nR), i // nR % HX, (nR - 1) - r if last_first and mods.mask_mod is None else r
+  return args[:-1] if mods.mask_mod is not None else args, (g,), trips, at
 
 def map_plan(counts:UOp, idx:UOp|None, b:UOp, h:UOp, rb:UOp) -> TilePlan:
   """the tiles of row block rb from a block map's placeholders: its partial tiles masked, its full ones not; where it has no

@@ -21,6 +21,9 @@ class FwdConfig:
   ring: int = 0
   # with a ring and two consumer warpgroups: FlashAttention-3's ping-pong, their products in turns, one's softmax under the other's
   pingpong: bool = False
+  # with a ring: persistent, a block an SM looping over the tiles (its producer fills the ring with the next tile's K and V while the
+  # consumers finish one), FlashAttention-3's static tile scheduler
+  persistent: bool = False
   # the warps split this many ways along the head dim (the output's columns, cols) and the keys a step (S's columns), each row group's
   # row max exchanged and P shared through LDS (fa_uop.forward.attend); not by wgmma
   split: int = 1
@@ -81,17 +84,20 @@ class FwdConfig:
     if self.pingpong and (not self.ring or self.warps != 8):
       raise ValueError(f"{self}: a ping-pong takes turns between two consumer warpgroups (8 warps) on a producer's ring")
     if self.split > 1 and self.tma: raise ValueError(f"{self}: a split's warps issue their own copies (no tma)")
+    if self.persistent and not self.ring: raise ValueError(f"{self}: a persistent block's producer fills a ring (tma, r)")
     return target
   def __str__(self) -> str:
     return f"{self.block_m}x{self.block_n}x{self.warps}" + (f"x{self.blocks}" if self.blocks else "") + ("t" if self.tma else "") + \
-      (f"r{self.ring}" if self.ring else "") + ("p" if self.pingpong else "") + (f"s{self.split}" if self.split > 1 else "")
+      (f"r{self.ring}" if self.ring else "") + ("p" if self.pingpong else "") + ("P" if self.persistent else "") + \
+      (f"s{self.split}" if self.split > 1 else "")
   @staticmethod
   def parse(s:str) -> FwdConfig:
-    """the config str() names, e.g. 64x64x4, 64x64x4x3, 64x64x4t, 64x64x4tr2, 128x128x8tr2p, 32x32x4s2"""
+    """the config str() names, e.g. 64x64x4, 64x64x4x3, 64x64x4t, 64x64x4tr2, 128x128x8tr2p, 128x128x8tr2pP, 32x32x4s2"""
     s, _, split = s.partition("s")
     s, _, ring = s.partition("r")
+    ring, persistent = ring.removesuffix("P"), ring.endswith("P")
     return FwdConfig(*map(int, s.removesuffix("t").split("x")), tma=s.endswith("t"), ring=int(ring.removesuffix("p") or 0),  # type: ignore[arg-type]
-                     pingpong=ring.endswith("p"), split=int(split or 1))
+                     pingpong=ring.endswith("p"), persistent=persistent, split=int(split or 1))
 
 @dataclass(frozen=True)
 class BwdConfig:

@@ -3,13 +3,14 @@ rows, `store_rows` its epilogue; flash_fwd lays them over (batch, head, query bl
 the query heads of a GQA group packed into one tile and the splits of a KV cache."""
 from __future__ import annotations
 import functools, math
+from dataclasses import dataclass
 from typing import Callable
 from tinygrad import UOp, dtypes
 from tinygrad.renderer import Estimates
 from tinygrad.uop.ops import AxisType, Ops
 from fa_uop.config import FwdConfig
 from fa_uop.mods import Mods, TilePlan
-from fa_uop.blockmap import kernel_plan, launch
+from fa_uop.blockmap import kernel_plan, launch, persistent_launch
 from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, store_tile, copy_tile, wait_tile, mbarriers, bulk_copy_tile, wait_bulk, release, leave,
                           registers, turn, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, mma, wgmma_tile, wgmma_issue, wgmma_wait,
@@ -18,10 +19,63 @@ from fa_uop.tiles import (Block, Smem, flat, smem, store_acc, store_tile, copy_t
 LOG2E, LN2 = math.log2(math.e), math.log(2)
 LAZY = 8.0   # a ping-pong's lazy rescale, in log2 units (see kv_step)
 
+@dataclass(frozen=True)
+class Persist:
+  """a persistent block's state across its tiles (FwdConfig.persistent): the LDS tiles and the ring's mbarriers, made once; start,
+  the consumers' (the producer gone, its registers handed over); base, where this tile's positions start in the ring's sequence"""
+  q_s: Smem
+  k_s: Smem
+  v_s: Smem
+  bars: UOp
+  start: UOp
+  base: UOp
+
+def fwd_tiles(blk:Block, cfg:FwdConfig, qdt, vdt, D:int, ring:int) -> tuple[Smem, Smem, Smem]:
+  """the forward's LDS tiles: Q's, then K's and V's (a slot each of a ring); by wgmma in its swizzle atoms, Vᵀ (a row of keys per
+  head-dim column) in the widest its keys fill (at 8 bits 224 keys: 32 bytes)"""
+  target, S, DC = blk.target, cfg.split, cfg.cols(D)
+  wg, vt = cfg.by_wgmma(target, D), cfg.reads_vt(target, D)
+  atom = target.atom if wg else 0
+  q_s, k_s = (smem(blk, rows, S * DC, qdt, atom=atom, n=n) for rows, n in ((cfg.block_m, 1), (cfg.block_n, max(ring, 1))))
+  return q_s, k_s, smem(blk, *((D, cfg.block_n) if vt else (cfg.block_n, S * DC)), vdt, atom=target.atom_for(cfg.block_n) if vt and wg else atom,
+                        n=max(ring, 1))
+
+def positions(plan:TilePlan) -> tuple[bool, UOp|int, UOp|int]:
+  """(phantom, trips of the masked stage, positions in all): where a block may have no tile at all its masked loop still runs once,
+  on a phantom tile that copies nothing and masks every key (the emulator places values used both inside a loop and after it, a
+  lane index of the row reductions, in the loop; tile_plan makes the masked stage the first whenever there is any tile)"""
+  phantom = (plan.total if isinstance(plan.total, int) else plan.total.vmin) < 1
+  n_run = (1 if isinstance(plan.n_masked, int) else plan.n_masked.maximum(1)) if phantom else plan.n_masked
+  return phantom, n_run, n_run + plan.n_free
+
+def bulk_kv_copy(blk:Block, bulk:tuple[UOp, UOp, UOp], bars:UOp, j:int, dst:Smem, n0:UOp|int, ok:UOp|None, i:UOp|int, nk:UOp|int, nkp:int,
+                 when:UOp|None=None) -> UOp:
+  """bulk copy of tile j (0: K, 1: V) from key n0 into dst, counted on barrier i of bars, where ok (None: always; else past the keys,
+  where a box arrives as zeros: a tile waited for with no rows); issued only where `when`. Vᵀ's keys (nkp a row) are its columns"""
+  n0 = n0 if ok is None else ok.where(n0, nkp if j and nkp else nk)
+  if j and nkp: return bulk_copy_tile(blk, dst, bulk[j], 0, bulk[2], bars.index(i), when, x=n0)
+  return bulk_copy_tile(blk, dst, bulk[j], n0, bulk[2], bars.index(i), when)
+
+def ring_barriers(blk:Block, ring:int, bulk:tuple[UOp, ...], kg:UOp, vg:UOp) -> UOp:
+  """a ring's mbarriers: K's and V's slots full (the producer's copies landed), then empty (every consumer thread done reading them)"""
+  return mbarriers(blk, (1,) * 2 * ring + (blk.threads,) * 2 * ring, bulk[:2], (kg.index(0), vg.index(0)))
+
+def fill_ring(blk:Block, ring:int, bars:UOp, k_s:Smem, v_s:Smem, kv_copy:Callable[..., UOp], pp:UOp, n0_of:Callable[[UOp], UOp],
+              total:UOp|int|None, prev:UOp, base:UOp|int=0) -> UOp:
+  """the producer's step pp over the positions the consumers will visit (where total is given, past it the phantom trip's tile: past
+  the keys, zeros): K_pp and V_pp copied into slot (base + pp) % ring once the consumers have released the tiles there before (base:
+  the positions of a persistent block's tiles before). Returns the V copy, to END the loop"""
+  gp = base + pp
+  slot = gp % ring
+  for j, t in enumerate((k_s, v_s)):
+    free = wait_bulk(blk, t.nth(slot).after(prev), bars.index((2 + j) * ring + slot), (gp // ring + 1) % 2, sync=False, when=gp >= ring)
+    prev = kv_copy(j, free, n0_of(pp), None if total is None else pp < total, j * ring + slot)
+  return prev
+
 def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp], UOp], nq:UOp|int, tile_rows:Callable[[UOp], Callable[[UOp], UOp]],
            run:int|None, nk:UOp|int, plan:TilePlan, scale:float|UOp, keep:Callable[[UOp, UOp], UOp],
            score:Callable[..., UOp]|None=None, bulk:tuple[UOp, UOp, UOp]|None=None, ring:int=0,
-           vt_rows:Callable[[UOp], Callable[[UOp], UOp]]|None=None, nkp:int=0) -> tuple[UOp, UOp, UOp]:
+           vt_rows:Callable[[UOp], Callable[[UOp], UOp]]|None=None, nkp:int=0, persist:Persist|None=None) -> tuple[UOp, UOp, UOp]:
   """FlashAttention-2's loop for one block: its BLOCK_M query rows (row r at q_rows(r) of q, the first nq of them real) against
   the KV tiles of the plan, in its order (a stage of masked tiles, then one of unmasked ones). tile_rows(n0) gives where row r of
   the tile from key n0 lives in k and v, the keys stored densely in runs of `run` (None: all); nk keys are real. The scores
@@ -36,7 +90,9 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   specialisation, the producer issuing every tile into a ring of that many K and V slots ahead of the consumers, who release each
   slot on an mbarrier once read; else the consumers issue K_{p+1} and V_p themselves.
   vt_rows (where cfg.reads_vt): v is Vᵀ, its keys in the target's v_keys order and padded with zeros to whole tiles; vt_rows(n0)(d)
-  gives where row d of the tile from key n0 lives in it, nkp: Vᵀ's keys a row."""
+  gives where row d of the tile from key n0 lives in it, nkp: Vᵀ's keys a row.
+  persist (a persistent block's tile, FwdConfig.persistent): its LDS tiles and ring, made once, the producer running elsewhere
+  (fill_ring), and where this tile's positions start in the ring's sequence."""
   target = blk.target
   D = q.shape[-1]
   BM, BN = cfg.block_m, cfg.block_n
@@ -55,40 +111,27 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   wg, vt = cfg.by_wgmma(target, D), cfg.reads_vt(target, D)
   assert vt == (vt_rows is not None), "Vᵀ where the target's 8-bit wgmma needs it"
   # prologue: Q and the first K tile in flight together
-  atom = target.atom if wg else 0
-  q_s, k_s = (smem(blk, rows, S * DC, q.dtype, atom=atom, n=n) for rows, n in ((BM, 1), (BN, max(ring, 1))))
-  # Vᵀ: a row of keys per head-dim column, in the widest swizzle atom its keys fill (at 8 bits 224 keys: 32 bytes)
-  v_s = smem(blk, *((D, BN) if vt else (BN, S * DC)), v.dtype, atom=target.atom_for(BN) if vt and wg else atom, n=max(ring, 1))
+  q_s, k_s, v_s = fwd_tiles(blk, cfg, q.dtype, v.dtype, D, ring) if persist is None else (persist.q_s, persist.k_s, persist.v_s)
   # where there may be no tile at all (an empty split), the first one's copy reads nothing
   any_tile = None if isinstance(total, int) or total.vmin >= 1 else total > 0
   # The emulator places values used both inside a loop and after it (a lane index of the row reductions) in the loop, so the masked
   # loop always runs: where the block has no tile at all it runs once on a phantom tile that copies nothing and masks every key
   # (tile_plan makes it the first stage whenever there is any tile).
-  phantom = (plan.total if isinstance(plan.total, int) else plan.total.vmin) < 1
-  n_run = (1 if isinstance(plan.n_masked, int) else plan.n_masked.maximum(1)) if phantom else plan.n_masked
+  phantom, n_run, n_pos = positions(plan)
   assert bulk is None or (wg and run is None), "bulk copies land in wgmma's swizzle atoms, from dense rows"
   assert not ring or (bulk is not None and blk.producer), "a ring is filled by a producer's bulk copies"
-  # bulk copy of tile j (0: K, 1: V) from key n0 into dst, counted on barrier i, where ok (None: always; else past the keys, where a box
-  # arrives as zeros: a tile waited for with no rows); issued only where `when`. Vᵀ's keys are its columns
-  def kv_copy(j:int, dst:Smem, n0:UOp|int, ok:UOp|None, i:UOp|int, when:UOp|None=None) -> UOp:
-    n0 = n0 if ok is None else ok.where(n0, nkp if j and vt else nk)
-    if j and vt: return bulk_copy_tile(blk, dst, bulk[j], 0, bulk[2], bars.index(i), when, x=n0)
-    return bulk_copy_tile(blk, dst, bulk[j], n0, bulk[2], bars.index(i), when)
-  if ring:
-    # barriers: K's and V's slots full (the producer's copies landed), then empty (every consumer thread done reading them)
-    bars = mbarriers(blk, (1,) * 2 * ring + (blk.threads,) * 2 * ring, bulk[:2], (kg.index(0), vg.index(0)))
-    full, empty = (lambda j, slot: j * ring + slot), (lambda j, slot: (2 + j) * ring + slot)
-    # the producer steps through every position the consumers will (the phantom trip's tile: past the keys, zeros), copying K_p
-    # and V_p into slot p % ring once the consumers have released the tiles there before; then it leaves. The consumers skip its loop
-    pp = blk.range(blk.producing.where(n_run + plan.n_free, 0))
-    # the producer's registers handed to the consumers (where the launch leaves them fewer than they take)
-    slot, prev = pp % ring, bars if (dec:=registers(blk, True, cfg.blocks, bars)) is None else bars.after(dec)
-    for j, t in enumerate((k_s, v_s)):
-      free = wait_bulk(blk, t.nth(slot).after(prev), bars.index(empty(j, slot)), (pp // ring + 1) % 2, sync=False, when=pp >= ring)
-      prev = kv_copy(j, free, n0_of(pp), pp < total if phantom else None, full(j, slot))
-    first_k = leave(blk, blk.producing, bars, prev.end(pp))
+  kv_copy = lambda j, dst, n0, ok, i, when=None: bulk_kv_copy(blk, bulk, bars, j, dst, n0, ok, i, nk, nkp if vt else 0, when)
+  base = 0 if persist is None else persist.base   # this tile's first position in the ring's sequence
+  if ring and persist is None:
+    bars = ring_barriers(blk, ring, bulk, kg, vg)
+    # the producer fills the ring, then leaves (its registers handed to the consumers, where the launch leaves them fewer than they
+    # take); the consumers skip its loop
+    pp = blk.range(blk.producing.where(n_pos, 0))
+    prev = bars if (dec:=registers(blk, True, cfg.blocks, bars)) is None else bars.after(dec)
+    first_k = leave(blk, blk.producing, bars, fill_ring(blk, ring, bars, k_s, v_s, kv_copy, pp, n0_of, total if phantom else None, prev).end(pp))
     first_k = first_k if (inc:=registers(blk, False, cfg.blocks, bars, first_k)) is None else inc
     q_s = q_s.after(first_k)   # Q's copy walks the consumers' threads only: the producer has left
+  elif ring: bars, first_k = persist.bars, persist.start
   elif bulk is not None:   # barriers for K and V; a tile's phase is its position's parity (each barrier completes once a trip)
     bars = mbarriers(blk, (1, 1), bulk[:2], (kg.index(0), vg.index(0)))
     first_k = kv_copy(0, k_s.after(bars), n0_of(0), any_tile, 0)
@@ -99,6 +142,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   # waiting on its barrier and, once issued, handed to the other warpgroup, so its softmax runs under the other's turn. Warpgroup 1
   # hands warpgroup 0 the first, warpgroup 0 hands it the last after the loop: each then arrives as often as the other waits
   pong = bool(ring) and cfg.pingpong
+  if ring: full, empty = (lambda j, slot: j * ring + slot), (lambda j, slot: (2 + j) * ring + slot)
   if pong: first_k = turn(blk, True, bars, turn(blk, False, bars, q_s.buf, when=blk.warp >= 4))
   q_in_regs = cfg.q_in_regs(target, D)   # Q's A fragments in registers for the whole loop (see FwdConfig.q_in_regs)
   if q_in_regs:
@@ -120,6 +164,8 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   # a scale read at run time (fp8's descales) times log2 e, held in a register: tinygrad reassociates S·(d·c) into (d·S)·c, two
   # multiplies an element where the exponent's FMA takes one
   c_reg = blk.reg((1,)) if isinstance(scale, UOp) and score is None else None
+  # a persistent block's state starts anew each tile: its stores after the tile's Q, or tinygrad would hoist them out of its loop
+  if persist is not None: acc, row_max, row_sum, tix = (x.after(q_s.buf) for x in (acc, row_max, row_sum, tix))
   init = UOp.group(acc.store(acc.const_like(0)), row_max.store(row_max.const_like(-math.inf)), row_sum.store(row_sum.const_like(0)),
                    *([tix[0].store(plan.index(0)), tix[1].store(plan.index(1))] if carry else []),
                    *([c_reg[0].store(scale * LOG2E)] if c_reg is not None else []))
@@ -143,8 +189,9 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     p = p0 + it
     real = p < plan.n_masked if masked and phantom else None
     n0 = (plan.carried(tx[0]) if carry else plan.tile(p)) * BN
-    if ring:   # the producer copies: K_p and V_p wait in slot p % ring, each slot's phase the parity of its use
-      slot, phase = p % ring, p // ring % 2
+    if ring:   # the producer copies: K_p and V_p wait in slot p % ring, each slot's phase the parity of its use (p counted over a
+      # persistent block's tiles)
+      slot, phase = (base + p) % ring, (base + p) // ring % 2
       kt, vc = wait_bulk(blk, k_s.nth(slot), bars.index(full(0, slot)), phase, it, *after, sync=False), it
     elif bulk is not None:
       kt = wait_bulk(blk, k_s, bars.index(0), phase:=p % 2, it, *after)
@@ -161,7 +208,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
       sf = wgmma_issue(blk, s, q_s, kt)
       s = s.after(qk:=wgmma_wait(blk, sf, 0, turn(blk, False, bars, sf.done)))
       acc = acc.after(wgmma_wait(blk, InFlight(acc, qk), 0))   # the same wait covers P·V_{p-1}: naming acc keeps its reads below it
-      freed = (release(blk, bars, empty(1, (p + ring - 1) % ring), acc, when=p > 0),)   # V_{p-1}'s slot: its product is done
+      freed = (release(blk, bars, empty(1, (base + p + ring - 1) % ring), acc, when=p > 0),)   # V_{p-1}'s slot: its product is done
     elif wg: s = s.after(qk:=wgmma_tile(blk, s, q_s, kt.after(vc)))   # S = Q·Kᵀ (not +=): no zeroing
     else:
       s = s.after(s.after(vc).store(s.const_like(0)))
@@ -238,6 +285,8 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   if pong:   # warpgroup 1's last turn, then the last P·V
     dones.append(turn(blk, False, bars, *dones, when=blk.warp < 4))
     dones.append(wgmma_wait(blk, InFlight(raw[0].after(init, *dones), dones[-1]), 0))
+    # a persistent block's last V slot of the tile, whose product is now done (the next tile's steps release only their own)
+    if persist is not None: dones.append(release(blk, bars, empty(1, (base + n_pos - 1) % ring), dones[-1]))
   acc, row_max, row_sum = [x.after(init, *dones) for x in raw[:3]]
   row_sum = lane_reduce(blk, row_sum, Ops.ADD)
   return acc, row_max, row_sum if S == 1 else across(row_sum, Ops.ADD, *dones), q_s
@@ -272,7 +321,7 @@ def store_rows(blk:Block, cfg:FwdConfig, acc:UOp, row_max:UOp, row_sum:UOp, stag
   return stores
 
 def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:Target, cfg:FwdConfig, causal:bool=False,
-              scale:float|None=None, mods:Mods|None=None, tma:bool=False) -> UOp:
+              scale:float|None=None, mods:Mods|None=None, tma:bool=False, sms:int=0) -> UOp:
   """Build the forward kernel's sink for Tensor.custom_kernel(q, k, v, o, lse, *mod_args, fxn=...).
   q: (B, H, Nq, D); k, v: (B, Hkv, Nk, D), H a multiple of Hkv; fp16 or bf16, or an 8-bit float the target's fp8 MMA takes
   (Target.for_dtype): then the first three args are q's, k's and v's descale factors, float32 (B, Hkv) each — the scores are
@@ -282,7 +331,8 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   (fa_uop.mods.Mods, its causal in place of causal) adds windows, softcap and score and mask mods reading the buffers args;
   with a mask_mod the last args are its block map for BLOCK_M x BLOCK_N tiles (fa_uop.blockmap.block_map). tma: K and V come
   by Hopper's bulk tensor copies, from the tensor maps then in the last arg (32 uint64: K's, V's; flash_tma_maps), and with cfg.ring a
-  producer warpgroup issues them (warp specialisation). One block per BLOCK_M query rows of one head."""
+  producer warpgroup issues them (warp specialisation). One block per BLOCK_M query rows of one head; with cfg.persistent (and a
+  ring) at most sms blocks, one an SM, each looping over its tiles."""
   mods = mods or Mods(causal=causal)
   B, H, Nq, D = q.shape
   Hkv, Nk = k.shape[1], k.shape[2]
@@ -292,28 +342,56 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   if tma: args, maps = args[:-1], flat(args[-1])
   descales, args = (args[:3], args[3:]) if (fp8:=q.dtype.itemsize == 1) else ((), args)
 
-  args, grid, b, h, mb = launch(mods, args, B, H, math.ceil(Nq / BM), last_first=True)
   ring = cfg.ring if tma else 0
   blk = Block(target, cfg.warps, producer=ring > 0)
-  m0 = mb * BM
-  q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
-  lim = (H - 1, Nq - 1, Nk - 1)
-  args, plan = kernel_plan(mods, args, b, h, mb, m0, m0 + BM - 1, Nk, BN, target.stages(D, "fwd", mods.causal, mods.masks_more))
-  sc = 1 / math.sqrt(D) if scale is None else scale
-  # fp8: the descales of this block's (batch, KV head)
-  qd, kd, vd = (flat(t).index(b * Hkv + h // (H // Hkv)) for t in descales) if fp8 else (None, None, None)
+  lim, sc, nR = (H - 1, Nq - 1, Nk - 1), 1 / math.sqrt(D) if scale is None else scale, math.ceil(Nq / BM)
   nkp = v.shape[3] if cfg.reads_vt(target, D) else 0   # Vᵀ's keys a row
-  vt_rows = (lambda n0: rows_at((b * Hkv + h // (H // Hkv)) * D * nkp + n0, nkp)) if nkp else None
-  acc, row_max, row_sum, q_s = attend(blk, cfg, q, k, v, rows_at(q_base, D), Nq - m0, lambda n0: rows_at(kv_base + n0 * D, D), None, Nk,
-                                 plan, qd * kd * sc if fp8 else sc,
-                                 lambda row, key: mods.keep(b, h, m0 + row, key, Nk, args, lim), mods.score_fn(b, h, lambda row: m0 + row, args, lim),
-                                 (maps.index(0), maps.index(16), b * Hkv + h // (H // Hkv)) if tma else None, ring, vt_rows, nkp)
-  stores = store_rows(blk, cfg, acc, row_max, row_sum, q_s, o, lambda r: q_base + r * D, lse, lambda r: (b * H + h) * Nq + m0 + r, Nq - m0, vd)
+  def block_tile(b:UOp, h:UOp, mb:UOp) -> tuple:
+    """what the tile of query block mb of (batch entry b, head h) reads: its first row, mod args and plan, bulk copies' plane"""
+    m0 = mb * BM
+    a, plan = kernel_plan(mods, args, b, h, mb, m0, m0 + BM - 1, Nk, BN, target.stages(D, "fwd", mods.causal, mods.masks_more))
+    return m0, a, plan, (maps.index(0), maps.index(16), b * Hkv + h // (H // Hkv)) if tma else None
+  def tile(b:UOp, h:UOp, mb:UOp, persist:Persist|None=None) -> list[UOp]:
+    """the tile's attention and epilogue: its output and logsumexp stores"""
+    m0, a, plan, bulk = block_tile(b, h, mb)
+    q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
+    # fp8: the descales of this block's (batch, KV head)
+    qd, kd, vd = (flat(t).index(b * Hkv + h // (H // Hkv)) for t in descales) if fp8 else (None, None, None)
+    vt_rows = (lambda n0: rows_at((b * Hkv + h // (H // Hkv)) * D * nkp + n0, nkp)) if nkp else None
+    acc, row_max, row_sum, q_s = attend(blk, cfg, q, k, v, rows_at(q_base, D), Nq - m0, lambda n0: rows_at(kv_base + n0 * D, D), None, Nk,
+                                        plan, qd * kd * sc if fp8 else sc,
+                                        lambda row, key: mods.keep(b, h, m0 + row, key, Nk, a, lim), mods.score_fn(b, h, lambda row: m0 + row, a, lim),
+                                        bulk, ring, vt_rows, nkp, persist)
+    return store_rows(blk, cfg, acc, row_max, row_sum, q_s, o, lambda r: q_base + r * D, lse, lambda r: (b * H + h) * Nq + m0 + r, Nq - m0, vd)
+  if not (cfg.persistent and ring):
+    args, grid, b, h, mb = launch(mods, args, B, H, nR, last_first=True)
+    out = UOp.group(*tile(b, h, mb))
+  else:
+    # persistent: a block an SM (sms) loops over its tiles, its producer over theirs first, filling the ring ahead of the consumers;
+    # then it leaves. Tiles alike: each takes the same positions of the ring (a loop whose trips are made of the tile loop's index is
+    # ended twice by tinygrad 0.14's linearizer, which then cannot order it)
+    assert sms > 0 and mods.tiles_alike, "a persistent forward's grid is the device's SMs, its tiles alike"
+    args, grid, trips, at = persistent_launch(mods, args, B, H, nR, True, sms)
+    q_s, k_s, v_s = fwd_tiles(blk, cfg, q.dtype, v.dtype, D, ring)
+    bars = ring_barriers(blk, ring, (maps.index(0), maps.index(16)), flat(k), flat(v))
+    prev = bars if (dec:=registers(blk, True, cfg.blocks, bars)) is None else bars.after(dec)
+    tp = blk.range(blk.producing.where(trips, 0))
+    _, _, plan, bulk = block_tile(*at(tp))
+    phantom, _, n_pos = positions(plan)
+    assert isinstance(n_pos, int)
+    pp = blk.range(n_pos)
+    kv_copy = lambda j, dst, n0, ok, i, when=None: bulk_kv_copy(blk, bulk, bars, j, dst, n0, ok, i, Nk, nkp, when)
+    filled = fill_ring(blk, ring, bars, k_s, v_s, kv_copy, pp, lambda p: plan.tile(p) * BN, plan.total if phantom else None, prev, tp * n_pos)
+    start = leave(blk, blk.producing, bars, filled.end(pp).end(tp))
+    start = start if (inc:=registers(blk, False, cfg.blocks, bars, start)) is None else inc
+    # the consumers: each tile's Q, its KV loop and epilogue (staged through Q's tile: a barrier before the next tile's Q lands there)
+    tc = blk.range(trips)
+    out = UOp.group(*tile(*at(tc), Persist(q_s.after(start), k_s, v_s, bars, start, tc * n_pos))).barrier().end(tc)
   # The cost is stated, and the sink tagged as already optimized so tinygrad keeps it: derived symbolically over the
   # data-dependent loop bounds it is a graph deep enough to overflow Python's recursion when printed into the program's key.
   cost = Estimates(ops=4 * B * H * Nq * Nk * D // (2 if mods.causal else 1), mem=(2 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize)
   info = BoundedKernel(name=mods.name("fa_fwd", D), opts_to_apply=(), estimates=cost, min_blocks=cfg.blocks, consumers=blk.threads if ring else 0)
-  return UOp.group(*stores).end(blk.warp, blk.lane).end(*grid).sink(arg=info).rtag(1)
+  return out.end(blk.warp, blk.lane).end(*grid).sink(arg=info).rtag(1)
 
 def flash_tma_maps(tmpl:UOp, k:UOp, v:UOp, out:UOp, *, target:Target) -> UOp:
   """The forward's tensor maps (its last arg with tma): the templates tmpl (32 uint64: fa_uop.target.tensor_map_template of k's shape,

@@ -30,6 +30,10 @@ class Mods:
   @property
   def scores_changed(self) -> bool: return self.softcap is not None or self.score_mod is not None
   @property
+  def tiles_alike(self) -> bool:
+    """whether every query block visits the same KV tiles (no causal mask, window or mask_mod): its loops' trips known when built"""
+    return not self.causal and not self.masks_more
+  @property
   def masks_more(self) -> bool:
     """a window or a mask_mod: beyond causal, whose tiles the kernels know without them, and a row may keep no key at all"""
     return self.window != (None, None) or self.mask_mod is not None

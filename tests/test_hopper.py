@@ -391,6 +391,73 @@ def test_table_configs_do_not_spill(D):
     r = cuda_resources(render(sink, "sm_90a"), "sm_90a")
     assert r["spill_stores"] == 0 and r["stack"] == 0 and r["wgmma_serialized"] == 0, (c, causal, masked, N, r)
 
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
+@pytest.mark.parametrize("c,D", [("128x128x8tr2pP", 128), slow("128x128x8tr2P", 128), slow("128x224x8tr2pP", 64), slow("128x64x8tr2pP", 256)],
+                         ids=str)
+def test_persistent_forward_builds_for_sm_90a(c, D):
+  """the persistent forward (FwdConfig.persistent): a grid of `sms` blocks (5 here, so each loops over 12-13 of the 64 tiles), the
+  producer looping over its tiles' K and V before it leaves, the consumers over theirs after (each tile's Q, the turns, the last V
+  slot released at the tile's end, a barrier before the next tile's Q lands where the output was staged); nvcc builds it for sm_90a
+  without spill or serialized wgmma, and it keeps every buffer it is handed (TinyJit's graph launches it with all)"""
+  from tinygrad import UOp
+  from tinygrad.uop.ops import Ops, AxisType
+  from fa_uop import flash_fwd, FwdConfig
+  cfg = FwdConfig.parse(c)
+  sink = flash_fwd(*fwd_placeholders(D=D), UOp.placeholder((32,), dtypes.uint64, 5), target=SM90A, cfg=cfg, tma=True, sms=5)
+  src, lin = render(sink, "sm_90a"), linear(sink, "sm_90a")
+  assert "blockIdx.x; /* 5 */" in src and src.count("return;") == 1
+  assert src.index("cp.async.bulk.tensor") < src.index("return;") < src.index("cp.async.cg.shared.global")  # the producer's copies, then Q's
+  # two loops over the block's tiles (their trips made of the block's index): the producer's, holding its copies, and the consumers'
+  tiles = [u for u in lin if u.op is Ops.RANGE and u.arg[1] is AxisType.LOOP and any(r.op is Ops.SPECIAL for r in u.src[0].toposort())]
+  assert len(tiles) == 2, tiles
+  ends = {u.src[1]: i for i, u in enumerate(lin) if u.op is Ops.END}
+  within = lambda r, pred: any(pred(u) for u in lin[lin.index(r):ends[r]])
+  custom = lambda s: lambda u: u.op is Ops.CUSTOM and s in u.arg
+  assert within(tiles[0], custom("cp.async.bulk.tensor")) and not within(tiles[0], custom("wgmma"))
+  assert within(tiles[1], custom("cp.async.cg.shared.global")) and within(tiles[1], custom("wgmma")) and not within(tiles[1], custom("cp.async.bulk"))
+  assert lin[ends[tiles[1]] - 1].op is Ops.BARRIER   # the tile's end
+  # a release of each K and V slot a stage (the key tail's masked tile, then the free ones), and with a ping-pong V's last at the tile's end
+  assert src.count("mbarrier.arrive.shared::cta.b64") == 4 + cfg.pingpong
+  assert sorted(u.arg.slot for u in lin if u.op is Ops.PARAM) == list(range(6))
+  r = cuda_resources(src, "sm_90a")
+  assert r["wgmma_serialized"] == 0 and r["spill_stores"] == 0, r
+
+def test_persistent_configs_checked(monkeypatch, no_kernel):
+  """a persistent config names its producer's ring, and its tiles visit the same KV tiles: causal, a window or a mask_mod is refused
+  (ValueError) before any kernel is built, on a Hopper device (its target stands in here)"""
+  import fa_uop.api
+  from fa_uop import FwdConfig, flash_attention
+  cfg = FwdConfig.parse("128x128x8tr2pP")
+  assert cfg == FwdConfig(128, 128, 8, tma=True, ring=2, pingpong=True, persistent=True) and str(cfg) == "128x128x8tr2pP"
+  assert FwdConfig.parse("128x128x8tr2P").persistent and not FwdConfig.parse("128x128x8tr2p").persistent
+  with pytest.raises(ValueError, match="persistent"): FwdConfig(128, 128, 8, tma=True, persistent=True).check(SM90A, 128)
+  monkeypatch.setattr(fa_uop.api, "_check", lambda *a, **kw: SM90A)
+  q = Tensor.empty(1, 2, 256, 128, dtype=dtypes.half, device="PYTHON")
+  for kw in (dict(causal=True), dict(window=(64, 0)), dict(mask_mod=lambda b, h, qi, kj: qi >= kj)):
+    with pytest.raises(ValueError, match="persistent"): flash_attention(q, q, q, config=cfg, **kw)
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("c,D", [("128x128x8tr2pP", 128), ("128x128x8tr2P", 128), ("128x224x8tr2pP", 64), ("128x64x8tr2pP", 256)], ids=str)
+def test_persistent_forward_on_hopper(c, D):
+  """on an H100 or H200: the persistent forward against float64, GQA with tails on both sides, fewer tiles than SMs and about 4 a
+  block; and under TinyJit, replayed on fresh inputs, equal to eager"""
+  from tinygrad import TinyJit
+  from fa_uop import flash_attention, FwdConfig
+  from fa_uop.reference import attention_ref
+  from conftest import assert_close
+  if not Device.DEFAULT.startswith("CUDA") or Device[Device.DEFAULT].renderer.target.arch != "sm_90": pytest.skip("needs DEV=CUDA on an H100 or H200")
+  r, cfg = np.random.default_rng(), FwdConfig.parse(c)
+  rand = lambda *sh: Tensor(r.standard_normal(sh).astype(np.float32)).cast(dtypes.half).contiguous().realize()
+  for B, H, Hkv in ((2, 4, 2), (4, 32, 8)):   # 64 tiles; 1024 over the SMs
+    q, k, v = rand(B, H, 1000, D), rand(B, Hkv, 777, D), rand(B, Hkv, 777, D)
+    o, lse = flash_attention(q, k, v, return_lse=True, config=cfg)
+    assert_close(host(o), lse.numpy().astype(np.float64), *attention_ref(*(host(t) for t in (q, k, v))), dtypes.half, f"B={B} H={H}")
+  step = TinyJit(lambda q, k, v: flash_attention(q, k, v, config=cfg).realize())
+  for i in range(3):
+    q, k, v = rand(4, 32, 1000, D), rand(4, 8, 777, D), rand(4, 8, 777, D)
+    got = host(step(q, k, v))
+    assert (got == host(flash_attention(q, k, v, config=cfg))).all(), f"jit call {i}"
+
 def test_warp_specialised_configs_checked():
   """a ring needs the bulk copies (tma), 1 to 4 slots; its LDS counts every slot. The cache path (its own copies of pages and splits)
   refuses a config with bulk copies, before any kernel is built"""
