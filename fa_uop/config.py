@@ -112,6 +112,7 @@ class BwdConfig:
   tma: ClassVar[bool] = False   # the backward's copies are the target's async copies, issued by its own warps
   ring: ClassVar[int] = 0
   pingpong: ClassVar[bool] = False
+  persistent: ClassVar[bool] = False
   def cols(self, d:int) -> int: return FwdConfig.cols(self, d)  # type: ignore[arg-type]
   def lds_bytes(self, target:Target, d:int, itemsize:int=2) -> int:
     # P and dS through LDS, a tile each: shared by the warps with split; else where the C and A layouts differ (a_operand's tiles)
