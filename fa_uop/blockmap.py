@@ -219,21 +219,17 @@ def launch(mods:Mods, args:tuple[UOp, ...], B:int, HX:int, nR:int, last_first:bo
   item = flat(args[-1])[g].maximum(0).minimum(n - 1)   # clamped: whatever the order holds, no block reads outside its buffers
   return args[:-1], (g,), item // (HX * nR), item // nR % HX, item % nR
 
-def persistent_launch(mods:Mods, args:tuple[UOp, ...], B:int, HX:int, nR:int, last_first:bool, blocks:int) -> \
-    tuple[tuple[UOp, ...], tuple[UOp, ...], UOp, Callable[[UOp], tuple[UOp, UOp, UOp]]]:
-  """launch's tiles on a grid of at most `blocks` blocks (one an SM), block g running tiles g, g + G, ... (G blocks): (args less the
-  schedule, the grid's range, the trips of this block's loop over its tiles, and at(t): the batch entry, head and row block of its trip
-  t), the tiles in launch's order (a schedule's, with a mask_mod)"""
+def persistent_launch(B:int, HX:int, nR:int, last_first:bool, blocks:int) -> tuple[tuple[UOp, ...], UOp, Callable[[UOp], tuple[UOp, UOp, UOp]]]:
+  """launch's tiles (without a mask_mod's schedule) on a grid of at most `blocks` blocks (one an SM), block g running tiles g, g + G,
+  ... (G blocks): (the grid's range, the trips of this block's loop over its tiles, and at(t): the batch entry, head and row block of
+  its trip t), in launch's order"""
   n = B * HX * nR
   G = min(blocks, n)
   g = UOp.range(G, 0, AxisType.GLOBAL)
-  trips = (n - 1 - g) // G + 1
   def at(t:UOp) -> tuple[UOp, UOp, UOp]:
     i = g + t * G
-    if mods.mask_mod is not None: i = flat(args[-1])[i].maximum(0).minimum(n - 1)   # clamped, as launch's
-    r = i % nR
-    return i // (HX * nR), i // nR % HX, (nR - 1) - r if last_first and mods.mask_mod is None else r
-  return args[:-1] if mods.mask_mod is not None else args, (g,), trips, at
+    return i // (HX * nR), i // nR % HX, (nR - 1) - i % nR if last_first else i % nR
+  return (g,), (n - 1 - g) // G + 1, at
 
 def map_plan(counts:UOp, idx:UOp|None, b:UOp, h:UOp, rb:UOp) -> TilePlan:
   """the tiles of row block rb from a block map's placeholders: its partial tiles masked, its full ones not; where it has no

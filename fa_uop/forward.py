@@ -371,7 +371,7 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
     # then it leaves. Tiles alike: each takes the same positions of the ring (a loop whose trips are made of the tile loop's index is
     # ended twice by tinygrad 0.14's linearizer, which then cannot order it)
     assert sms > 0 and mods.tiles_alike, "a persistent forward's grid is the device's SMs, its tiles alike"
-    args, grid, trips, at = persistent_launch(mods, args, B, H, nR, True, sms)
+    grid, trips, at = persistent_launch(B, H, nR, True, sms)
     q_s, k_s, v_s = fwd_tiles(blk, cfg, q.dtype, v.dtype, D, ring)
     bars = ring_barriers(blk, ring, (maps.index(0), maps.index(16)), flat(k), flat(v))
     prev = bars if (dec:=registers(blk, True, cfg.blocks, bars)) is None else bars.after(dec)
