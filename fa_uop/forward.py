@@ -57,8 +57,18 @@ def bulk_kv_copy(blk:Block, bulk:tuple[UOp, UOp, UOp], bars:UOp, j:int, dst:Smem
   return bulk_copy_tile(blk, dst, bulk[j], n0, bulk[2], bars.index(i), when)
 
 def ring_barriers(blk:Block, ring:int, bulk:tuple[UOp, ...], kg:UOp, vg:UOp) -> UOp:
-  """a ring's mbarriers: K's and V's slots full (the producer's copies landed), then empty (every consumer thread done reading them)"""
+  """a ring's mbarriers: K's and V's slots full (the producer's copies landed), then empty (every consumer thread done reading them):
+  ring_full's and ring_empty's indices"""
   return mbarriers(blk, (1,) * 2 * ring + (blk.threads,) * 2 * ring, bulk[:2], (kg.index(0), vg.index(0)))
+def ring_full(ring:int, j:int, slot:UOp|int) -> UOp|int: return j * ring + slot          # tile j's (0: K, 1: V) slot landed
+def ring_empty(ring:int, j:int, slot:UOp|int) -> UOp|int: return (2 + j) * ring + slot   # its slot read by every consumer
+
+def producer(blk:Block, cfg:FwdConfig, bars:UOp, fill:Callable[[UOp], UOp]) -> UOp:
+  """a warp-specialised block's producer: it hands its registers to the consumers (where the launch leaves them fewer than they take),
+  runs fill(after) (its loop's END, after the barriers and the hand-over) and leaves. Returns where the consumers start, their
+  registers taken"""
+  start = leave(blk, blk.producing, bars, fill(bars if (dec:=registers(blk, True, cfg.blocks, bars)) is None else bars.after(dec)))
+  return start if (inc:=registers(blk, False, cfg.blocks, bars, start)) is None else inc
 
 def fill_ring(blk:Block, ring:int, bars:UOp, k_s:Smem, v_s:Smem, kv_copy:Callable[..., UOp], pp:UOp, n0_of:Callable[[UOp], UOp],
               total:UOp|int|None, prev:UOp, base:UOp|int=0) -> UOp:
@@ -68,8 +78,8 @@ def fill_ring(blk:Block, ring:int, bars:UOp, k_s:Smem, v_s:Smem, kv_copy:Callabl
   gp = base + pp
   slot = gp % ring
   for j, t in enumerate((k_s, v_s)):
-    free = wait_bulk(blk, t.nth(slot).after(prev), bars.index((2 + j) * ring + slot), (gp // ring + 1) % 2, sync=False, when=gp >= ring)
-    prev = kv_copy(j, free, n0_of(pp), None if total is None else pp < total, j * ring + slot)
+    free = wait_bulk(blk, t.nth(slot).after(prev), bars.index(ring_empty(ring, j, slot)), (gp // ring + 1) % 2, sync=False, when=gp >= ring)
+    prev = kv_copy(j, free, n0_of(pp), None if total is None else pp < total, ring_full(ring, j, slot))
   return prev
 
 def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp], UOp], nq:UOp|int, tile_rows:Callable[[UOp], Callable[[UOp], UOp]],
@@ -124,12 +134,9 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   base = 0 if persist is None else persist.base   # this tile's first position in the ring's sequence
   if ring and persist is None:
     bars = ring_barriers(blk, ring, bulk, kg, vg)
-    # the producer fills the ring, then leaves (its registers handed to the consumers, where the launch leaves them fewer than they
-    # take); the consumers skip its loop
+    # the producer fills the ring, then leaves; the consumers skip its loop
     pp = blk.range(blk.producing.where(n_pos, 0))
-    prev = bars if (dec:=registers(blk, True, cfg.blocks, bars)) is None else bars.after(dec)
-    first_k = leave(blk, blk.producing, bars, fill_ring(blk, ring, bars, k_s, v_s, kv_copy, pp, n0_of, total if phantom else None, prev).end(pp))
-    first_k = first_k if (inc:=registers(blk, False, cfg.blocks, bars, first_k)) is None else inc
+    first_k = producer(blk, cfg, bars, lambda prev: fill_ring(blk, ring, bars, k_s, v_s, kv_copy, pp, n0_of, total if phantom else None, prev).end(pp))
     q_s = q_s.after(first_k)   # Q's copy walks the consumers' threads only: the producer has left
   elif ring: bars, first_k = persist.bars, persist.start
   elif bulk is not None:   # barriers for K and V; a tile's phase is its position's parity (each barrier completes once a trip)
@@ -142,7 +149,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   # waiting on its barrier and, once issued, handed to the other warpgroup, so its softmax runs under the other's turn. Warpgroup 1
   # hands warpgroup 0 the first, warpgroup 0 hands it the last after the loop: each then arrives as often as the other waits
   pong = bool(ring) and cfg.pingpong
-  if ring: full, empty = (lambda j, slot: j * ring + slot), (lambda j, slot: (2 + j) * ring + slot)
+  if ring: full, empty = functools.partial(ring_full, ring), functools.partial(ring_empty, ring)
   if pong: first_k = turn(blk, True, bars, turn(blk, False, bars, q_s.buf, when=blk.warp >= 4))
   q_in_regs = cfg.q_in_regs(target, D)   # Q's A fragments in registers for the whole loop (see FwdConfig.q_in_regs)
   if q_in_regs:
@@ -374,16 +381,14 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
     grid, trips, at = persistent_launch(B, H, nR, True, sms)
     q_s, k_s, v_s = fwd_tiles(blk, cfg, q.dtype, v.dtype, D, ring)
     bars = ring_barriers(blk, ring, (maps.index(0), maps.index(16)), flat(k), flat(v))
-    prev = bars if (dec:=registers(blk, True, cfg.blocks, bars)) is None else bars.after(dec)
     tp = blk.range(blk.producing.where(trips, 0))
     _, _, plan, bulk = block_tile(*at(tp))
     phantom, _, n_pos = positions(plan)
     assert isinstance(n_pos, int)
     pp = blk.range(n_pos)
     kv_copy = lambda j, dst, n0, ok, i, when=None: bulk_kv_copy(blk, bulk, bars, j, dst, n0, ok, i, Nk, nkp, when)
-    filled = fill_ring(blk, ring, bars, k_s, v_s, kv_copy, pp, lambda p: plan.tile(p) * BN, plan.total if phantom else None, prev, tp * n_pos)
-    start = leave(blk, blk.producing, bars, filled.end(pp).end(tp))
-    start = start if (inc:=registers(blk, False, cfg.blocks, bars, start)) is None else inc
+    start = producer(blk, cfg, bars, lambda prev: fill_ring(blk, ring, bars, k_s, v_s, kv_copy, pp, lambda p: plan.tile(p) * BN,
+                                                          plan.total if phantom else None, prev, tp * n_pos).end(pp).end(tp))
     # the consumers: each tile's Q, its KV loop and epilogue (staged through Q's tile: a barrier before the next tile's Q lands there)
     tc = blk.range(trips)
     out = UOp.group(*tile(*at(tc), Persist(q_s.after(start), k_s, v_s, bars, start, tc * n_pos))).barrier().end(tc)
