@@ -10,14 +10,15 @@ fp16 on the H100 (docs/journal.md, 2026-11-25), so one table serves both."""
 # causal row. D=128 again on 2026-11-28, on an H200 (the H100's SM90), the kernels of cbc6184, each candidate's call between two events
 # with the L2 flushed (event_time; the runs before counted each kernel's launch latency, a launch more for bulk-copy configs):
 # N=1024 moved to 128x128x8tr2p and 64x64x4t causal, the rest as before (docs/runs/2026-11-28g_short/tune128/tune_ms.json).
-# tests/test_hopper.py holds the table to kernels without spill
+# D=64 again on 2026-11-28, the H200, the kernels of fbd7a3a, event_time: four rows moved, each by 1-3% (docs/runs/2026-11-28i_p/tune64/
+# tune_ms.json). tests/test_hopper.py holds the table to kernels without spill
 TABLE: dict[str, dict[str, str]] = {"sm_90a": {
   "d64_causal_q1024_k1024": "64x64x4x3",
-  "d64_causal_q16384_k16384": "128x192x8tr2p",
-  "d64_causal_q4096_k4096": "64x128x4",
-  "d64_full_q1024_k1024": "64x128x4",
+  "d64_causal_q16384_k16384": "128x224x8tr2p",
+  "d64_causal_q4096_k4096": "64x128x4t",
+  "d64_full_q1024_k1024": "64x128x4t",
   "d64_full_q16384_k16384": "128x224x8tr2p",
-  "d64_full_q4096_k4096": "64x128x4t",
+  "d64_full_q4096_k4096": "128x224x8tr2p",
   "d128_causal_q1024_k1024": "64x64x4t",
   "d128_causal_q16384_k16384": "128x128x8tr2p",
   "d128_causal_q4096_k4096": "128x128x8tr2p",
