@@ -166,6 +166,7 @@ def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, 
     raise TypeError(f"configs must be a pair of BwdConfig (dK/dV, dQ), got {configs!r}")
   cfg_dkdv, cfg_dq = configs or default_bwd_configs(target, D, mods.tag)
   for c in (cfg_dkdv, cfg_dq): c.check(target, q.shape[3])
+  if cfg_dq.dq: raise ValueError(f"{cfg_dq}: the dQ accumulation (q) is the dK/dV config's, which then runs no dQ kernel")
   do = do.cast(q.dtype).contiguous()
   delta = Tensor.custom_kernel(o.cast(q.dtype).contiguous(), do, shard.empty(lse, (B, H, Nq), dtypes.float32),
                                *(() if dlse is None else (dlse.float().contiguous(),)), fxn=_delta_builder(target))[2]
@@ -175,9 +176,14 @@ def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, 
   maps = ((), ()) if mods.mask_mod is None else \
     (_block_map(target, mods, mod_args, q, k, cfg_dkdv, keys=False, group=H // k.shape[1]), _block_map(target, mods, mod_args, q, k, cfg_dq))
   dk, dv = (shard.empty(k, k.shape, k.dtype) for _ in range(2))
-  dk, dv = Tensor.custom_kernel(*ins, dk, dv, *args, *maps[0], fxn=f_dkdv)[6:8]
-  dq = Tensor.custom_kernel(*ins, shard.empty(q, q.shape, q.dtype), *args, *maps[1], fxn=f_dq)[6]
-  return dq, dk, dv
+  if not cfg_dkdv.dq:
+    dk, dv = Tensor.custom_kernel(*ins, dk, dv, *args, *maps[0], fxn=f_dkdv)[6:8]
+    return Tensor.custom_kernel(*ins, shard.empty(q, q.shape, q.dtype), *args, *maps[1], fxn=f_dq)[6], dk, dv
+  # dQ accumulated by the dK/dV kernel into float32 zeros (whole query tiles), then scaled and rounded
+  nq = -(-Nq // cfg_dkdv.block_n) * cfg_dkdv.block_n
+  dqa = shard.alike(q, (B, H, nq, D), lambda s, d: Tensor.zeros(*s, dtype=dtypes.float32, device=d).contiguous())
+  dk, dv, dqa = Tensor.custom_kernel(*ins, dk, dv, dqa, *args, *maps[0], fxn=f_dkdv)[6:9]
+  return (dqa[:, :, :Nq] * (1 / math.sqrt(D) if scale is None else scale)).cast(q.dtype), dk, dv
 
 def _out_grads(grads:tuple[UOp, ...]|list[UOp], o:Tensor, lse:Tensor) -> tuple[Tensor, Tensor|None]:
   """do and dlse (None where the loss did not read lse) from the gradients tinygrad hands a grad_fxn, laid out as o and lse: o's is

@@ -13,18 +13,12 @@ from fa_uop.mods import Mods
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, Smem, flat, smem, acc_to_lds, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, col_coords,
-                          lane_rows, lane_cols, load_vec, mma, wgmma_tile, a_operand, a_via, rows_at, store_acc, all_of, split_warp, in_order)
+                          lane_rows, lane_cols, load_vec, mma, wgmma_tile, a_operand, a_via, rows_at, store_acc, all_of, split_warp, in_order,
+                          add_acc)
 
 def _info(name:str, flops:int, nbytes:int, cfg:BwdConfig) -> BoundedKernel:
   # stated so tinygrad does not derive it symbolically over data-dependent loop bounds (see forward)
   return BoundedKernel(name=name, opts_to_apply=(), estimates=Estimates(ops=flops, mem=nbytes), min_blocks=cfg.blocks)
-
-def _wgmma(target:Target, cfg:BwdConfig, d:int) -> bool:
-  """the block's products by wgmma (Hopper): one 16-row MMA tile per warp, whole warpgroups, the head dim in 64-column swizzle atoms
-  (with split: each warpgroup's head-dim columns too, and P's and dS's tiles, which the products read from LDS)"""
-  W = cfg.warps // cfg.split
-  return target.warpgroups and W % 4 == 0 and cfg.block_m == W * target.mma[0] and d % 64 == 0 and cfg.block_n % 16 == 0 and \
-    (cfg.split == 1 or (cfg.cols(d) % 64 == 0 and cfg.block_n % 64 == 0))
 
 def _scores(blk:Block, s:UOp, sc:float, pos:Callable[[UOp, UOp], tuple[UOp, UOp]], masked:bool, keep:Callable[[UOp, UOp], UOp],
             score:Callable[[UOp, UOp, UOp], UOp]|None, dscore:Callable[[UOp, UOp, UOp], UOp]|None) -> tuple[UOp, UOp|None]:
@@ -97,6 +91,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   sc = 1 / math.sqrt(D) if scale is None else scale
   c = sc * LOG2E
 
+  dqa, *args = args if cfg.dq else (None, *args)   # with dq: the zeroed float32 dQ (B, H, Nq to whole query tiles, D) added into
   args, grid, b, hk, nb = launch(mods, args, B, Hkv, math.ceil(Nk / BK), last_first=False)   # the first key blocks see the most queries
   blk = Block(target, W)
   n0 = nb * BK
@@ -107,7 +102,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
 
   # Hopper: the four products by wgmma (Sᵀ and dPᵀ from LDS, dV and dK with Pᵀ and dSᵀ from registers, or with split from their LDS
   # tiles), the tiles in its swizzle atoms
-  wg = _wgmma(target, cfg, D)
+  wg = cfg.by_wgmma(target, D)
   k_s, v_s = smem(blk, BK, DT, k.dtype, atom=64 if wg else 0), smem(blk, BK, DT, k.dtype, atom=64 if wg else 0)
   q_s, do_s = smem(blk, BQ, DT, q.dtype, atom=64 if wg else 0), smem(blk, BQ, DT, q.dtype, atom=64 if wg else 0)
   # V's tile, then K's, where the target orders them (tiles.in_order): the twin's pieces of both in registers at once, beside every value
@@ -123,6 +118,13 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   p_s, ds_s = (smem(blk, BK, BQ, q.dtype, atom=64 if wg else 0) for _ in range(2)) if S > 1 else (None, None)
   # else their LDS tiles where C and A layouts differ, one each for both stages
   p_via, ds_via = (a_via(blk, BK, BQ, q.dtype) for _ in range(2)) if S == 1 and not wg else (None, None)
+  if cfg.dq:
+    # dQ's part, dS·K: dS (queries x keys) in LDS, stored from dSᵀ's registers transposed (wgmma's atoms where it runs the product);
+    # warp w takes its rows from rq0 and its columns from cq0, QCH at a time (their registers beside dK's and dV's)
+    R, dq_wg = cfg.dq_warps(target, D)
+    ds_q = smem(blk, BQ, BK, q.dtype, atom=64 if dq_wg else 0)
+    _, rq0, cq0 = split_warp(blk, W // R, BQ // R, D // (W // R))
+    QCH = math.gcd(D // (W // R), 64)
   init = UOp.group(dk_acc.store(dk_acc.const_like(0)), dv_acc.store(dv_acc.const_like(0)))
   dk_acc, dv_acc = dk_acc.after(init), dv_acc.after(init)
 
@@ -188,6 +190,26 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     af = a if callable(a) else lambda m, kk: frag_a(blk, a, rows0 + m * M, kk * K)
     return mma(blk, acc, af, lambda c0, kk: frags_b(blk, t, d0 + c0, kk * K, trans=True), BQ // K, a_reads=not callable(a))
 
+  def dq_add(ds:UOp, kt:Smem, tile:UOp, h:UOp) -> UOp:
+    """this block's keys' part of query tile `tile`'s dQ, dS·K, added into the float32 dQ (its scale applied after)"""
+    i, j, e = (blk.range(n) for n in ds.shape)
+    r, col = tile_coords(blk, i, j, e)
+    x = ds[i, j, e] if Nk % BK == 0 else (n0 + rows0 + r < Nk).where(ds[i, j, e], 0)   # keys past Nk (K's rows read as zeros) add nothing
+    a = wait_tile(blk, ds_q, ds_q.at(q0 + col, rows0 + r).store(x.cast(q.dtype)).end(i, j, e))
+    row0 = ((b * H + h) * (n_qt * BQ) + tile * BQ + rq0) * D
+    # a masked stage's tiles past the last (a constant count; see below) add nothing, and must not: dQ ends there
+    when = tile < n_qt if isinstance(tile, UOp) and tile.vmax >= n_qt else None
+    adds: list[UOp] = []
+    for c0 in range(0, D // (W // R), QCH):
+      acc = acc_tile(blk, 1 if dq_wg else BQ // R // M, QCH // N).after(*adds)   # one piece's registers live at a time
+      if dq_wg: acc = acc.after(wgmma_tile(blk, acc.after(a.buf), a, kt, b_kn=True, a_row=rq0, b_off=cq0 + c0))
+      else:
+        acc = acc.after(acc.after(a.buf).store(acc.const_like(0)))
+        acc = acc.after(mma(blk, acc, lambda m, kk: frag_a(blk, a, rq0 + m * M, kk * K), lambda n, kk: frags_b(blk, kt, cq0 + c0 + n, kk * K, trans=True),
+                            BK // K, a_reads=True))
+      adds.append(add_acc(blk, acc, flat(dqa), lambda r, c: row0 + r * D + cq0 + c0 + c, when))
+    return UOp.group(*adds)
+
   def q_step(it:UOp, tile:UOp, g:UOp, dk_acc:UOp, dv_acc:UOp, masked:bool, after:tuple, variant:int, real:UOp|None=None,
              carry:Callable[[UOp], UOp]|None=None) -> UOp:
     dk_acc, dv_acc = dk_acc.after(it), dv_acc.after(it)
@@ -234,8 +256,9 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     # dK += dSᵀ·Q (the softmax scale is applied once at the end)
     dsa = a_operand(blk, dp, rows0, q.dtype, via=ds_via) if S == 1 else shared(dp, ds_s, q.dtype)
     dk_done = acc_mma(dk_acc, dsa, qt)
+    dq_done = () if dqa is None else (dq_add(dp, kt, tile, h),)
     # the next query tile's copies overwrite what this step read (through ldmatrix, which tinygrad's barriers do not see)
-    return UOp.group(dv_done, dk_done, *carried).barrier().end(it)
+    return UOp.group(dv_done, dk_done, *dq_done, *carried).barrier().end(it)
 
   if not general: g = blk.range(G, AxisType.REDUCE)
   state, dones = (dk_acc.after(g), dv_acc.after(g)), []
@@ -264,8 +287,9 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   stage = lambda t: t if g_done is None else t.after(g_done)
   stores = [store_acc(blk, acc, stage(t), rows0, flat(out), rows_at(kv_base, D), Nk - n0, cols0=d0, cols=D)
             for acc, t, out in ((dk_acc, k_s, dk), (dv_acc, v_s, dv))]
-  flops = 2 * 4 * B * H * Nq * Nk * D // (2 if causal else 1)
-  info = _info(mods.name("fa_bwd_dkdv", D), flops, (2 * B * H * Nq + 4 * B * Hkv * Nk) * D * q.dtype.itemsize, cfg)
+  flops = 2 * (5 if cfg.dq else 4) * B * H * Nq * Nk * D // (2 if causal else 1)
+  nbytes = (2 * B * H * Nq + 4 * B * Hkv * Nk) * D * q.dtype.itemsize + (8 * B * H * Nq * D * math.ceil(Nk / BK) if cfg.dq else 0)
+  info = _info(mods.name("fa_bwd_dkdvq" if cfg.dq else "fa_bwd_dkdv", D), flops, nbytes, cfg)
   return UOp.group(*stores).end(blk.warp, blk.lane).end(*grid).sink(arg=info).rtag(1)
 
 def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:UOp, target:Target, cfg:BwdConfig, causal:bool=False,
@@ -300,7 +324,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
 
   # Q and dO fragments to registers once (Hopper: wgmma reads them from LDS, in its swizzle atoms with K and V); the rows'
   # log2-domain logsumexp and delta too
-  wg = S == 1 and _wgmma(target, cfg, D)
+  wg = S == 1 and cfg.by_wgmma(target, D)
   q_s, do_s, k_s, v_s = (smem(blk, n, S * DC, q.dtype, atom=64 if wg else 0) for n in (BM, BM, BN, BN))
   qc = copy_tile(blk, q_s, flat(q), rows_at(q_base, D), Nq - m0, cols=D)
   dc = copy_tile(blk, do_s, flat(do), rows_at(q_base, D), Nq - m0, variant=1, cols=D)

@@ -109,6 +109,9 @@ class BwdConfig:
   warps: int = 4
   blocks: int = 0   # blocks per multiprocessor asked of the compiler, as FwdConfig's
   split: int = 1
+  # dK/dV only: FlashAttention-3's dQ accumulation, the kernel adding each query tile's dQ = dS·K into a zeroed float32 dQ by atomics
+  # (dS through LDS, transposed), so no dQ kernel recomputes S and dP
+  dq: bool = False
   tma: ClassVar[bool] = False   # the backward's copies are the target's async copies, issued by its own warps
   ring: ClassVar[int] = 0
   pingpong: ClassVar[bool] = False
@@ -118,14 +121,32 @@ class BwdConfig:
     # P and dS through LDS, a tile each: shared by the warps with split; else where the C and A layouts differ (a_operand's tiles)
     row = lambda cols: target.lds_row(cols, itemsize)   # a tile row's elements (Target.lds_pad: 16 bytes more)
     ds_tiles = 0 if self.split == 1 and target.mma_device == "CUDA" else 2 * self.block_m * row(self.block_n)
-    return itemsize * (2 * (self.block_m + self.block_n) * row(self.split * self.cols(d)) + ds_tiles)
-  def check(self, target:Target, d:int) -> Target: return FwdConfig.check(self, target, d)  # type: ignore[arg-type]
-  def __str__(self) -> str: return FwdConfig.__str__(self)  # type: ignore[arg-type]
+    return itemsize * (2 * (self.block_m + self.block_n) * row(self.split * self.cols(d)) + ds_tiles + (self.block_n * row(self.block_m) if self.dq else 0))
+  def by_wgmma(self, target:Target, d:int) -> bool:
+    """the block's products by wgmma (Hopper): one 16-row MMA tile per warp, whole warpgroups, the head dim in 64-column swizzle atoms
+    (with split: each warpgroup's head-dim columns too, and P's and dS's tiles, which the products read from LDS)"""
+    W = self.warps // self.split
+    return target.warpgroups and W % 4 == 0 and self.block_m == W * target.mma[0] and d % 64 == 0 and self.block_n % 16 == 0 and \
+      (self.split == 1 or (self.cols(d) % 64 == 0 and self.block_n % 64 == 0))
+  def dq_warps(self, target:Target, d:int) -> tuple[int, bool]:
+    """with dq: (R, wgmma) where the warps split dQ's part (block_n queries x d) R ways along its rows and warps/R along its columns,
+    by wgmma where the products are (each warpgroup all 64 queries, 64-column pieces of d); a ValueError where it does not tile"""
+    M, N, _ = target.mma
+    if self.by_wgmma(target, d) and self.block_n == 4 * M and d % (self.warps // 4 * 64) == 0: return 4, True
+    R = next(r for r in (8, 4, 2, 1) if r <= self.warps and self.block_n % (r * M) == 0) if self.block_n % M == 0 else 0
+    if not R or d % (self.warps // R * N):
+      raise ValueError(f"{self}: dQ's part ({self.block_n} queries x {d}) does not split over {self.warps} warps in {M}x{N} MMA tiles")
+    return R, False
+  def check(self, target:Target, d:int) -> Target:
+    target = FwdConfig.check(self, target, d)  # type: ignore[arg-type]
+    if self.dq: self.dq_warps(target, d)
+    return target
+  def __str__(self) -> str: return FwdConfig.__str__(self) + ("q" if self.dq else "")  # type: ignore[arg-type]
   @staticmethod
   def parse(s:str) -> BwdConfig:
-    """the config str() names, e.g. 64x32x4, 64x64x4x3, 64x64x8s2"""
-    body, _, split = s.partition("s")
-    return BwdConfig(*map(int, body.split("x")), split=int(split or 1))  # type: ignore[arg-type]
+    """the config str() names, e.g. 64x32x4, 64x64x4x3, 64x64x8s2, 64x64x4q"""
+    body, _, split = s.removesuffix("q").partition("s")
+    return BwdConfig(*map(int, body.split("x")), split=int(split or 1), dq=s.endswith("q"))  # type: ignore[arg-type]
 
 def default_bwd_configs(target:Target, d:int, mods:str="") -> tuple[BwdConfig, BwdConfig]:
   """(dK/dV, dQ) configs: 64 rows over 4 warps and 32 columns fit 48 KB of LDS up to D=128 in both; with wgmma 64 columns (64 KB

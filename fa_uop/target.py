@@ -73,6 +73,9 @@ class Target:
   # the int x once anchor (an LDS index after statements) is done, behind a point the compiler moves no memory access across (an empty
   # asm clobbering memory; fa_uop.tiles.in_order); twin: x
   fence: Callable[[UOp, UOp], UOp]|None = None
+  # a float32 added into global memory (an index) by an atomic, where blocks add into one element at once (the backward's dQ
+  # accumulation); twin: a read, an add and a write, exact where blocks run one after another (tinygrad's emulator)
+  atomic_add: Callable[[UOp, UOp, UOp|None], UOp]|None = None
   # the kernels are laid out for warpgroup MMA (warpgroups of 64 rows, LDS tiles in 128-byte swizzle atoms), which the portable twin
   # keeps: the emulator runs the layout the GPU gets, its products by mma.sync
   warpgroups: bool = False
@@ -156,7 +159,7 @@ class Target:
     return tiles * ksteps * self.a.nelems * itemsize <= 4 * self.hold
   def portable(self) -> Target:
     return replace(self, shuffle=None, copy16=None, copy_wait=None, store16=None, ldsm=None, ldsm_addr=None, wgmma=None, wgmma_wait=None,
-                   scale_if=None, fence=None, tma=None, narrow=self.narrow and self.narrow.portable(), fp8=self.fp8 and self.fp8.portable())
+                   scale_if=None, fence=None, tma=None, atomic_add=None, narrow=self.narrow and self.narrow.portable(), fp8=self.fp8 and self.fp8.portable())
   @property
   def atom(self) -> int:
     """the columns of one row of a 128-byte swizzle atom (wgmma's LDS tiles) in the elements this description's MMA takes"""
@@ -302,6 +305,14 @@ def _cuda_store16(lds:UOp, dst:UOp, ok:UOp|None) -> UOp:
          '"r"((unsigned)__cvta_generic_to_shared({0})), "l"({1}) : "memory");')
   return UOp(Ops.CUSTOM, dtypes.void, (lds, dst), arg=asm) if ok is None else UOp(Ops.CUSTOM, dtypes.void, (lds, dst, ok), arg="if ({2}) " + asm)
 
+# the atomic adds (where `when`): a relaxed add at device scope, no value returned (CUDA's atomicAdd of an unused result is a RED; HIP's
+# builtin as tinygrad's own embedding backward spells it)
+def _atomic(call:str) -> Callable[[UOp, UOp, UOp|None], UOp]:
+  return lambda at, x, when=None: UOp(Ops.CUSTOM, dtypes.void, (at, x), arg=call) if when is None else \
+    UOp(Ops.CUSTOM, dtypes.void, (at, x, when), arg="if ({2}) " + call)
+_cuda_atomic_add = _atomic("atomicAdd({0}, {1});")
+_amd_atomic_add = _atomic("__hip_atomic_fetch_add({0}, {1}, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);")
+
 # the wait takes an anchor: an LDS index whose buffer hangs AFTER the statements it must follow (rendered, never read). Where wgmma
 # reads the tile next (Hopper) a proxy fence follows: the copies wrote through the generic proxy, wgmma reads through the async one
 def _cuda_wait(anchor:UOp, wgmma_reads:bool=False) -> UOp:
@@ -399,7 +410,7 @@ RDNA3 = Target("gfx1100", "AMD", 32, (16, 16, 16),
   # 256 VGPRs a lane, its A operands twice: D=128's Q alone takes 64 (clang-22: dQ's Q and dO held, 73 spilled; read, none); its
   # decoding key tile a warp half RDNA4's (D=256 at 2 warps 1 VGPR spilled, at 4 none; D=64's 32 keys took 248-256 VGPRs, 16 take 183);
   # under modifications beyond causal 16 keys past D=64 (the masked forward at 80: 32 keys, 6 VGPRs spilled; 16, none)
-  hold=32, decode_kv=1024, bwd_acc=64, fwd_warp=(16, 32, 128, 64), fwd_split=(176, 128), one_stage=128, bwd_one_stage=0, fence=_amd_fence)
+  hold=32, decode_kv=1024, bwd_acc=64, fwd_warp=(16, 32, 128, 64), fwd_split=(176, 128), one_stage=128, bwd_one_stage=0, fence=_amd_fence, atomic_add=_amd_atomic_add)
 
 # mma.sync m16n8k16 (PTX ISA "Matrix Fragments for mma.m16n8k16"): groupID = lane//4 picks rows (A, C) or the column (B)
 SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
@@ -407,7 +418,7 @@ SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
   b=Frag((8, 2, 4, 2), 1, lanes=(0, 2), elems=(1, 3)),
   c=Frag((2, 8, 4, 2), 2, lanes=(1, 2), elems=(0, 3)),
   lds_bytes=49152, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_cuda_shfl_xor,
-  copy16=_cuda_copy16, copy_wait=_cuda_wait, store16=_cuda_store16, ldsm=_cuda_ldsm, multiprocessors=108,
+  copy16=_cuda_copy16, copy_wait=_cuda_wait, store16=_cuda_store16, ldsm=_cuda_ldsm, multiprocessors=108, atomic_add=_cuda_atomic_add,
   # dK/dV of 32x32x2 at D=144 (144 a lane) led the split 16x32x2s2, at 176 (176) it trailed (the H100 with these tiles, causal B=4
   # H=12 N=4096: 5.37 against 7.05 ms, 9.86 against 7.02; docs/journal.md 2026-11-28)
   bwd_acc=160,
@@ -451,7 +462,7 @@ RDNA4 = Target("gfx1201", "AMD", 32, (16, 16, 16),
   a=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)), b=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)),
   c=Frag((2, 8, 16), 2, lanes=(0, 2), elems=(1,)),
   lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=64, lds_pad=True,
-  hold=32, decode_kv=2048, bwd_acc=64, fwd_warp=(16, 32, 128, 96), fwd_split=(176, 128), one_stage=128, bwd_one_stage=0, fence=_amd_fence)   # 256 VGPRs a lane: D=128's Q held (32), dQ's Q and dO (64) read again (held, 7 spilled)
+  hold=32, decode_kv=2048, bwd_acc=64, fwd_warp=(16, 32, 128, 96), fwd_split=(176, 128), one_stage=128, bwd_one_stage=0, fence=_amd_fence, atomic_add=_amd_atomic_add)   # 256 VGPRs a lane: D=128's Q held (32), dQ's Q and dO (64) read again (held, 7 spilled)
 # its 8-bit forward at 16 keys a step past D=96 (clang-22 at 112, 32 keys: 256 VGPRs, 16 spilled; 16 keys 198, none)
 RDNA4 = replace(RDNA4, fp8=replace(_fp8(RDNA4, RDNA4.mma, RDNA4.a, RDNA4.b, OCP_FP8), fwd_warp=(16, 32, 96, 96)))
 
@@ -463,7 +474,7 @@ def _cdna(arch:str, k:int, lds:int, cus:int, fp8:tuple[DType, ...]=(), pad:bool=
   ab = lambda k: Frag((16, 4, k // 4), 1, lanes=(1, 0), elems=(2,))
   t = Target(arch, "AMD", 64, (16, 16, k), a=ab(k), b=ab(k), c=Frag((4, 4, 16), 2, lanes=(0, 2), elems=(1,)), lds_bytes=lds,
              in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=cus, lds_pad=pad, fwd_block_keys=(1 << 16, 512),
-             narrow=_cdna(arch, 16, lds, cus, pad=pad) if k > 16 else None)
+             narrow=_cdna(arch, 16, lds, cus, pad=pad) if k > 16 else None, atomic_add=_amd_atomic_add)
   # its 8-bit decoding key tile at most 8192 keys x head dim (clang-22 at D=192 and 256, 64 keys: 6-8 VGPRs spilled; 32, none)
   return replace(t, fp8=replace(_fp8(t, (16, 16, 32), ab(32), ab(32), fp8), decode_kv=8192, fwd_block_keys=(fp8_block, 512))) if fp8 else t
 # MI300X: 64 KB of LDS per CU, the tighter of its two files: its tiles stay XOR-swizzled (at D=128 the forward fits 244 VGPRs beside

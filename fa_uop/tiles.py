@@ -449,6 +449,15 @@ def store_acc(blk:Block, t:UOp, s:Smem, rows0:UOp, dst:UOp, row:Callable[[UOp], 
   LDS loads the stored values came from, a KV loop's, which the emulator never made where that stage of the loop ran no time"""
   return store_tile(blk, wait_tile(blk, acc_to_lds(blk, t, s, rows0, dst.dtype, unrolled=True, cols0=cols0)), dst, row, rows_valid, cols)
 
+def add_acc(blk:Block, t:UOp, dst:UOp, at:Callable[[UOp, UOp], UOp], when:UOp|None=None) -> UOp:
+  """add the C-fragment register tile t into the flat float32 global buffer dst, element (r, c) of the warp's tile at dst[at(r, c)]
+  (where `when`), by the target's atomic add: other blocks add into the same elements (the backward's dQ accumulation)"""
+  i, j, e = (blk.range(n) for n in t.shape)
+  r, c = tile_coords(blk, i, j, e)
+  if (add:=blk.target.atomic_add) is not None: return add(dst.index(at(r, c)), t[i, j, e].load(), when).end(i, j, e)
+  idx = dst.index(at(r, c) if when is None else at(r, c).valid(when))
+  return idx.store(idx + t[i, j, e]).end(i, j, e)
+
 # *** MMA over tiles ***
 
 # K-steps per trip of an MMA loop whose A fragments are read from LDS, unrolled in the graph: nvcc leaves a loop of one K-step rolled
