@@ -197,7 +197,10 @@ class TMA:
   are handed over in: split(consumers, blocks) gives the registers a thread of the producer and of the consumers (that many threads)
   keep with that many blocks an SM (None: none handed over), and regs(n, when, anchor) the statement by which the warpgroups where
   `when` take n each. turn(wg, threads, hand, when, anchor): two consumer warpgroups' turns (a ping-pong) on a barrier of each
-  warpgroup wg (threads: both together); the threads where `when` wait for wg's turn, or with hand end theirs, handing wg its turn."""
+  warpgroup wg (threads: both together); the threads where `when` wait for wg's turn, or with hand end theirs, handing wg its turn.
+  reduce(src, dst, nbytes, elect): nbytes of float32 in LDS from src added into global memory from dst (16-byte aligned) by the bulk
+  copy engine, where elect (FlashAttention-3's dQ accumulation); reduce_wait(anchor, elect): the thread that issued them waits until
+  their LDS has been read, so it may be written again (and before the block exits)."""
   init: Callable[..., UOp]
   copy: Callable[..., UOp]
   wait: Callable[[UOp, UOp, UOp, UOp], UOp]
@@ -207,6 +210,8 @@ class TMA:
   split: Callable[[int, int], tuple[int, int]|None]
   regs: Callable[[int, UOp, UOp], UOp]
   turn: Callable[[UOp, int, bool, UOp, UOp], UOp]
+  reduce: Callable[[UOp, UOp, int, UOp], UOp]
+  reduce_wait: Callable[[UOp, UOp], UOp]
 
 def _cuda_tma_init(bar:UOp, counts:tuple[int, ...], elect:UOp, sync:UOp, tmaps:tuple[UOp, ...], srcs:tuple[UOp, ...]=()) -> UOp:
   # the tensor maps were written by another kernel through the generic proxy, and the copies may hold an older one in their descriptor
@@ -222,6 +227,13 @@ def _cuda_tma_init(bar:UOp, counts:tuple[int, ...], elect:UOp, sync:UOp, tmaps:t
 def _cuda_tma_arrive(bar:UOp, when:UOp) -> UOp:
   return UOp(Ops.CUSTOM, dtypes.void, (bar, when), arg='if ({1}) asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: '
              '"r"((unsigned)__cvta_generic_to_shared({0})) : "memory");')
+
+def _cuda_reduce(src:UOp, dst:UOp, nbytes:int, elect:UOp) -> UOp:
+  return UOp(Ops.CUSTOM, dtypes.void, (src, dst, elect), arg=f'if ({{2}}) asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 '
+             f'[%0], [%1], {nbytes};\\ncp.async.bulk.commit_group;" :: "l"({{1}}), "r"((unsigned)__cvta_generic_to_shared({{0}})) : "memory");')
+
+def _cuda_reduce_wait(anchor:UOp, elect:UOp) -> UOp:
+  return UOp(Ops.CUSTOM, dtypes.void, (anchor, elect), arg='if ({1}) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");')
 
 def _cuda_leave(anchor:UOp, when:UOp) -> UOp: return UOp(Ops.CUSTOM, dtypes.void, (anchor, when), arg="if ({1}) return;")
 
@@ -441,7 +453,7 @@ SM89_FP8 = _fp8(SM80, (16, 8, 32), a=Frag((2, 8, 2, 4, 4), 2, lanes=(1, 3), elem
 HOPPER_LDS, STATIC_LDS = 232448, 49152
 
 HOPPER_TMA = TMA(_cuda_tma_init, _cuda_tma_copy, _cuda_tma_wait, _cuda_tma_arrive, _cuda_leave, _cuda_tma_point, _hopper_split, _cuda_setmaxnreg,
-                 _cuda_turn)
+                 _cuda_turn, _cuda_reduce, _cuda_reduce_wait)
 
 # Hopper (sm_90a): sm_80's mma.sync and copies, and wgmma for warpgroups
 # and wgmma on e4m3/e5m2 (m64nNk32, A's registers in mma.sync m16n8k32's layout), Vᵀ's keys in groups of 16 ordered so that the

@@ -458,6 +458,20 @@ def add_acc(blk:Block, t:UOp, dst:UOp, at:Callable[[UOp, UOp], UOp], when:UOp|No
   idx = dst.index(at(r, c) if when is None else at(r, c).valid(when))
   return idx.store(idx + t[i, j, e]).end(i, j, e)
 
+def reduce_tile(blk:Block, stage:UOp, dst:UOp, nbytes:int, when:UOp|None, *deps:UOp) -> UOp:
+  """the float32 LDS buffer stage, once its stores (among deps) are visible to the bulk copy engine, added into global memory from dst
+  by it (Target.tma.reduce), issued by the block's leader where `when`"""
+  seen = blk.target.copy_wait(stage.after(*deps).index(0), True).barrier()
+  return _statement(blk, lambda live: blk.target.tma.reduce(stage.after(seen).index(0), dst, nbytes, all_of(blk.leader, live, when)))
+
+def reduce_free(blk:Block, stage:UOp, *deps:UOp) -> UOp:
+  """stage once the bulk adds issued from it before (in program order, deps) have read it: free to be written again"""
+  return stage.after(blk.target.tma.reduce_wait(stage.after(*deps).index(0), blk.leader).barrier())
+
+def reduce_done(blk:Block, stage:UOp, *deps:UOp) -> UOp:
+  """the statement after which the bulk adds issued from stage before (deps) have read it: the block may exit"""
+  return _statement(blk, lambda live: blk.target.tma.reduce_wait(stage.after(*deps).index(0), blk.leader & live))
+
 # *** MMA over tiles ***
 
 # K-steps per trip of an MMA loop whose A fragments are read from LDS, unrolled in the graph: nvcc leaves a loop of one K-step rolled

@@ -9,7 +9,7 @@ while read B H N D C CFGS; do
     echo "== D=$D N=$N causal=$C $c"
     BWD_CONFIG=$BW CNT=20 PEERS=$P VERIFY=1 B=$B H=$H N=$N D=$D CAUSAL=$C MODE=bwd timeout 120 python3 bench.py 2>&1 | grep -E "^fa_uop|^torch|verify|Error|error" | cut -c1-160
   done
-done <<'SHAPES' | tee $OUT/dq_ab.log
+done <<'SHAPES' | tee $OUT/dq_ab_atomics.log
 1 16 16384 128 0 default 64x64x4q,64x64x4x3 64x32x4q,64x64x4x3
 1 16 16384 128 1 default 64x64x4q,64x64x4x3 64x32x4q,64x64x4x3
 4 16 4096 128 0 default 64x64x4q,64x64x4x3 64x32x4q,64x64x4x3
