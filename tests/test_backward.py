@@ -1,7 +1,7 @@
 import functools
 import numpy as np, pytest
 from tinygrad import Tensor, dtypes
-from fa_uop import flash_attention, flash_bwd_delta, flash_bwd_dkdv, flash_bwd_dq, target_for, default_bwd_configs, BwdConfig
+from fa_uop import flash_attention, flash_attention_backward, flash_bwd_delta, flash_bwd_dkdv, flash_bwd_dq, target_for, default_bwd_configs, BwdConfig
 from fa_uop.reference import attention_ref, attention_bwd_ref
 from conftest import qkv, host, nans, device_tensor, slow, slow_on, EMULATED, all_targets
 
@@ -94,9 +94,12 @@ def check_kernels(rng, causal, t, cfg, B, H, Hkv, Nq, Nk, D, device="PYTHON"):
   do_n = host(do)
   lse, delta = (device_tensor(x, dtypes.float32, device) for x in (lse_ref, (do_n * o_ref).sum(-1)))
   nan = lambda *s: nans(s, dtypes.half, device)
-  dk, dv = Tensor.custom_kernel(q, k, v, do, lse, delta, nan(B, Hkv, Nk, D), nan(B, Hkv, Nk, D),
-                                fxn=functools.partial(flash_bwd_dkdv, target=t, cfg=c_kv, causal=causal))[6:]
-  dq = Tensor.custom_kernel(q, k, v, do, lse, delta, nan(B, H, Nq, D), fxn=functools.partial(flash_bwd_dq, target=t, cfg=c_q, causal=causal))[6]
+  # with the dQ accumulation (c_kv.dq) the dK/dV kernel adds dQ into float32 zeros of whole query tiles, scaled and rounded after
+  acc = (Tensor.zeros(B, H, -(-Nq // c_kv.block_n) * c_kv.block_n, D, dtype=dtypes.float32, device=device).contiguous(),) if c_kv.dq else ()
+  dk, dv, *acc = Tensor.custom_kernel(q, k, v, do, lse, delta, nan(B, Hkv, Nk, D), nan(B, Hkv, Nk, D), *acc,
+                                      fxn=functools.partial(flash_bwd_dkdv, target=t, cfg=c_kv, causal=causal))[6:]
+  dq = (acc[0][:, :, :Nq] / np.sqrt(D)).cast(dtypes.half) if c_kv.dq else \
+    Tensor.custom_kernel(q, k, v, do, lse, delta, nan(B, H, Nq, D), fxn=functools.partial(flash_bwd_dq, target=t, cfg=c_q, causal=causal))[6]
   Tensor.realize(dq, dk, dv)
   assert_grads((dq, dk, dv), attention_bwd_ref(qn, kn, vn, do_n, causal), dtypes.half, f"(seed {seed})")
 
@@ -108,6 +111,53 @@ def test_split_over_the_head_dim(emu, rng, cfg, D):
   m-tiles a warp, four column groups, unevenly where the head dim's 16-column pieces do not divide (48: two groups of 32 columns, or
   four of 16, the last past D phantom); causal, GQA, tails on both sides, outputs poisoned"""
   check_kernels(rng, True, target_for("PYTHON"), (BwdConfig.parse(cfg), BwdConfig.parse(cfg)), 1, 2, 1, 37, 45, D)
+
+# the dQ accumulation (dK/dV config suffix q): by default 32x16x2q on every target, the split and the 4-warp forms on sm_80 and gfx942
+@pytest.mark.parametrize("cfg,D,causal", [("32x16x2q", 32, True), ("64x32x4q", 64, False), ("32x32x4s2q", 64, True), slow("32x32x2q", 128, True),
+                                          slow("16x16x1q", 16, False)], ids=str)
+@slow_on("gfx1100", keep=lambda p: p["cfg"] == "32x16x2q")
+@all_targets(keep=lambda p: p["cfg"] == "32x16x2q" or p["emu"] == "gfx942")
+def test_dq_accumulation(emu, rng, cfg, D, causal):
+  """FlashAttention-3's dQ accumulation: the dK/dV kernel adds each query tile's dS·K into a float32 dQ (blocks of other keys adding
+  into the same rows), dS through LDS transposed; its warps split dQ's part by rows and columns (and with s2 Sᵀ's columns too):
+  GQA (two query heads a KV head, each its own dQ), tails on both sides, dK and dV poisoned"""
+  check_kernels(rng, causal, target_for("PYTHON"), (BwdConfig.parse(cfg), BwdConfig(32, 16, 2)), 1, 2, 1, 37, 45, D)
+
+@pytest.mark.parametrize("mods", ["window_softcap", slow("mask_mod")])
+@slow_on("gfx1100")
+def test_dq_accumulation_with_mods(emu, rng, mods):
+  """the dQ accumulation through flash_attention_backward under modifications: a window with softcap (dS times the score's
+  derivative), or a mask_mod with its block map (dK/dV's, keys x queries), against the float64 reference"""
+  r, seed = rng
+  B, H, Hkv, Nq, Nk, D = 1, 2, 1, 40, 52, 32
+  (qn, kn, vn), (q, k, v) = qkv(r, B, H, Hkv, Nq, Nk, D, dtypes.half)
+  do_n = r.standard_normal((B, H, Nq, D)).astype(np.float32)
+  i, j = np.arange(Nq)[:, None], np.arange(Nk)[None, :]
+  if mods == "window_softcap":
+    kw, keep = dict(window=(9, 3), softcap=2.0), (j >= i - 9) & (j <= i + 3)
+    score, dscore = (lambda x: 2.0 * np.tanh(x / 2.0)), (lambda x: 1 - np.tanh(x / 2.0) ** 2)
+  else:
+    kw, keep = dict(mask_mod=lambda b, h, qi, kj: ((qi // 8) % 2).eq((kj // 8) % 2) | (qi >= kj)), ((i // 8) % 2 == (j // 8) % 2) | (i >= j)
+    score = dscore = None
+  o, lse = flash_attention(q, k, v, return_lse=True, **kw)
+  cfgs = (BwdConfig.parse("32x16x2q"), BwdConfig(32, 16, 2))
+  grads = flash_attention_backward(q, k, v, o, lse, Tensor(do_n, device="PYTHON").cast(dtypes.half), configs=cfgs, **kw)
+  ref = attention_bwd_ref(qn, kn, vn, do_n, False, keep=keep, score=score, dscore=dscore)
+  assert_grads(grads, ref, dtypes.half, f"({mods}, seed {seed})")
+
+@pytest.mark.parametrize("emu", ["gfx942"], indirect=True)
+def test_dq_accumulation_refused_where_it_cannot_run(emu, no_kernel):
+  """the accumulation is the dK/dV config's (a dQ config with q is a ValueError), and one whose dQ part does not tile the warps is
+  refused by name, before any kernel is built"""
+  qkvo = lambda D: [Tensor.empty(1, 2, 64, D, dtype=dtypes.half, device="PYTHON") for _ in range(4)]
+  lse = Tensor.empty(1, 2, 64, device="PYTHON")
+  q, k, v, o = qkvo(64)
+  with pytest.raises(ValueError, match="the dK/dV config's"):
+    flash_attention_backward(q, k, v, o, lse, o, configs=(BwdConfig(32, 16, 2), BwdConfig.parse("32x16x2q")))
+  q, k, v, o = qkvo(48)
+  with pytest.raises(ValueError, match="does not split over 4 warps"):   # 32 queries x 48 over 4 wave64 warps of 16x16 tiles
+    flash_attention_backward(q, k, v, o, lse, o, configs=(BwdConfig.parse("32x32x4s2q"), BwdConfig(32, 16, 2)))
+  assert str(BwdConfig.parse("64x64x8s2q")) == "64x64x8s2q" and BwdConfig.parse("64x64x4q").dq and not BwdConfig.parse("64x64x4").dq
 
 @pytest.mark.parametrize("H,Nq,D,dlse", [(2, 37, 128, False), (1, 64, 16, True), (3, 50, 48, True)])
 @all_targets(keep=lambda p: p["Nq"] == 37)

@@ -465,3 +465,15 @@ def test_cuda_kernels_are_built_by_nvrtc_too():
   assert bad != src and compile_source(src, "sm_80")
   with pytest.raises(CompileError, match="expected an expression"): compile_source(bad, "sm_80")
   with pytest.raises(CompileError): nvrtc(bad, "sm_80")
+
+@pytest.mark.parametrize("arch", ["gfx942", slow("gfx1100"), slow("gfx1201"), slow("gfx950"), "sm_90"])
+def test_dq_accumulation_builds(arch):
+  """the dK/dV kernel with the dQ accumulation (32x32x2q at D=64, GQA, tails) builds with the real compilers: its adds are the target's
+  float32 atomics (AMD's global_atomic_add_f32, sm_80's atom.global.add.f32; Hopper's bulk reduce-adds: test_hopper), no scratch, no LDS race"""
+  if not HAVE[arch]: pytest.skip(f"no compiler for {arch}")
+  from test_hopper import dq_acc_sink
+  sink = dq_acc_sink("32x32x2q", 64, target=TARGETS[arch])
+  out = build(sink, arch)
+  assert ("global_atomic_add_f32" if arch in AMD else "atom.global.add.f32") in out
+  if arch in AMD: assert resources(out)["scratch"] == 0
+  assert lds_hazards(linear(sink, arch)) == []

@@ -611,3 +611,55 @@ def test_kernels_keep_every_buffer_they_are_handed():
            ((B, H, 1, 4, D), dtypes.float), ((B, H, 1, 4), dtypes.float))
   assert params(flash_decode(*dec[:4], None, *dec[4:], target=SM90A, cfg=FwdConfig(16, 64, 1))) == list(range(6))
   assert params(flash_combine(*dec[4:], *ph(*[((1,), dtypes.half)] * 6, ((B, H, 1, D), dtypes.half), ((B, H, 1), dtypes.float))[6:])) == [4, 5, 6, 7]
+
+def dq_acc_sink(cfg:str, D:int, target=SM90A, causal:bool=True, H:int=4, Hkv:int=2, Nq:int=1000, Nk:int=900):
+  """the dK/dV kernel with the dQ accumulation (its float32 dQ the last placeholder), GQA and tails"""
+  from tinygrad import UOp
+  from fa_uop import flash_bwd_dkdv, BwdConfig
+  c = BwdConfig.parse(cfg)
+  q, kv, rows, acc = ((2, H, Nq, D), dtypes.half), ((2, Hkv, Nk, D), dtypes.half), ((2, H, Nq), dtypes.float), ((2, H, -(-Nq // c.block_n) * c.block_n, D), dtypes.float)
+  return flash_bwd_dkdv(*[UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate([q, kv, kv, q, rows, rows, kv, kv, acc])], target=target, cfg=c, causal=causal)
+
+@pytest.mark.parametrize("cfg,D", [("64x64x4q", 64), slow("64x64x8s2q", 128)], ids=str)
+def test_dq_accumulation_twin(rng, cfg, D):
+  """the dQ accumulation in the warpgroup layout as the emulator runs it for SM90A (its twin: wgmma's tiles, the products by mma.sync
+  reads of them, the adds read-add-writes): each warpgroup all 64 queries of dQ's part, the two of s2 half its columns each"""
+  from fa_uop import BwdConfig
+  from test_backward import check_kernels
+  with Context(DEV="PYTHON::sm_80"): check_kernels(rng, True, SM90A.portable(), (BwdConfig.parse(cfg), BwdConfig(64, 32, 4)), 1, 2, 1, 70, 90, D)
+
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
+@pytest.mark.parametrize("cfg,D,dq_wgmma", [("64x64x4q", 64, True), slow("64x32x4q", 128, False), slow("64x64x8s2q", 256, True)])
+def test_dq_accumulation_builds_for_sm_90a(cfg, D, dq_wgmma):
+  """the dQ accumulation as the H100 would get it: nvcc builds the dK/dV kernel for sm_90a without spill, dQ's part staged in LDS and
+  added by one bulk reduce-add a step (no atomics), by wgmma where a warpgroup holds the 64 queries (else mma.sync), no LDS race"""
+  sink = dq_acc_sink(cfg, D)
+  src = render(sink, "sm_90a")
+  r, ptx = cuda_resources(src, "sm_90a"), compile_source(src, "sm_90a")
+  assert r["spill_stores"] == 0 and r["wgmma_serialized"] == 0, r
+  assert "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32" in ptx and "cp.async.bulk.wait_group.read 0" in ptx and not re.search(r"\b(atom|red)\.", ptx)
+  assert ("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx) == dq_wgmma and ("mma.sync" in ptx) != dq_wgmma
+  assert lds_hazards(linear(sink, "sm_90a")) == []
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("cfg,D", [("64x64x4q", 64), ("64x32x4q", 128), ("64x64x8s2q", 256)], ids=str)
+def test_dq_accumulation_on_hopper(rng, cfg, D):
+  """on an H100 or H200: the dQ accumulation's bulk reduce-adds (blocks of other keys adding into the same rows at once) against
+  float64, dK and dV poisoned, causal, GQA, tails; and flash_attention_backward with it under TinyJit, replayed on fresh inputs, as
+  eager within rounding (the adds' order varies from run to run)"""
+  from tinygrad import TinyJit
+  from fa_uop import BwdConfig, flash_attention, flash_attention_backward, default_bwd_configs
+  from test_backward import check_kernels
+  if not Device.DEFAULT.startswith("CUDA") or Device[Device.DEFAULT].renderer.target.arch != "sm_90": pytest.skip("needs DEV=CUDA on an H100 or H200")
+  t = hopper(Device.DEFAULT)
+  cfgs = (BwdConfig.parse(cfg), default_bwd_configs(t, D)[1])
+  check_kernels(rng, True, t, cfgs, 2, 4, 2, 200, 230, D, device=Device.DEFAULT)
+  r = rng[0]
+  rand = lambda *sh: Tensor(r.standard_normal(sh).astype(np.float32)).cast(dtypes.half).contiguous().realize()
+  step = TinyJit(lambda *xs: [g.realize() for g in flash_attention_backward(*xs, causal=True, configs=cfgs)])
+  for i in range(3):
+    q, k, v, do = rand(2, 8, 1000, D), rand(2, 4, 1000, D), rand(2, 4, 1000, D), rand(2, 8, 1000, D)
+    o, lse = (x.realize() for x in flash_attention(q, k, v, causal=True, return_lse=True))
+    got = [host(g) for g in step(q, k, v, o, lse, do)]
+    for name, g, e in zip(("dq", "dk", "dv"), got, flash_attention_backward(q, k, v, o, lse, do, causal=True, configs=cfgs)):
+      assert np.allclose(g, host(e), rtol=2e-3, atol=2e-3), f"jit call {i}: {name}"
