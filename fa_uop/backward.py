@@ -14,7 +14,7 @@ from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, Smem, flat, smem, acc_to_lds, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, col_coords,
                           lane_rows, lane_cols, load_vec, mma, wgmma_tile, a_operand, a_via, rows_at, store_acc, all_of, split_warp, in_order,
-                          add_acc, reduce_tile, reduce_free, reduce_done)
+                          add_acc, reduce_tile, reduce_free, reduce_done, declare_written)
 
 def _info(name:str, flops:int, nbytes:int, cfg:BwdConfig) -> BoundedKernel:
   # stated so tinygrad does not derive it symbolically over data-dependent loop bounds (see forward)
@@ -297,6 +297,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   stores = [store_acc(blk, acc, stage(t), rows0, flat(out), rows_at(kv_base, D), Nk - n0, cols0=d0, cols=D)
             for acc, t, out in ((dk_acc, k_s, dk), (dv_acc, v_s, dv))]
   if cfg.dq and dq_stage is not None: stores.append(reduce_done(blk, dq_stage, *stores))   # its LDS read before the block exits
+  if cfg.dq and target.atomic_add is not None: stores.append(declare_written(blk, dqa))
   flops = 2 * (5 if cfg.dq else 4) * B * H * Nq * Nk * D // (2 if causal else 1)
   nbytes = (2 * B * H * Nq + 4 * B * Hkv * Nk) * D * q.dtype.itemsize + (8 * B * H * Nq * D * math.ceil(Nk / BK) if cfg.dq else 0)
   info = _info(mods.name("fa_bwd_dkdvq" if cfg.dq else "fa_bwd_dkdv", D), flops, nbytes, cfg)

@@ -264,7 +264,8 @@ def store_tile(blk:Block, src:Smem, dst:UOp, row:Callable[[UOp], UOp], rows_vali
   it, r, c, active = _pieces(blk, src.rows, cols or src.cols, fast, vec=n)
   if fast:
     ok = all_of(active, _rows_ok(r, rows_valid, src.rows))
-    return blk.target.store16(src.at(r, c), dst.index((row(r) + c) // n * n), ok).end(it)
+    # and declared written, which inline stores are not to tinygrad
+    return UOp.group(blk.target.store16(src.at(r, c), dst.index((row(r) + c) // n * n), ok).end(it), declare_written(blk, dst))
   v = blk.range(n, AxisType.UPCAST)
   if active is None: return dst.index(((row(r) + c) // n * n + v).valid(r < rows_valid)).store(src.at(r, c + v)).end(it, v)
   # the last step's threads past the tile read and store nothing
@@ -471,6 +472,14 @@ def reduce_free(blk:Block, stage:UOp, *deps:UOp) -> UOp:
 def reduce_done(blk:Block, stage:UOp, *deps:UOp) -> UOp:
   """the statement after which the bulk adds issued from stage before (deps) have read it: the block may exit"""
   return _statement(blk, lambda live: blk.target.tma.reduce_wait(stage.after(*deps).index(0), blk.leader & live))
+
+def declare_written(blk:Block, buf:UOp) -> UOp:
+  """a STORE into buf that never runs: tinygrad counts a kernel's buffers as written by its STOREs alone (ProgramInfo's outs), and
+  TinyJit's CUDA graph orders the kernels that read a buffer after those that write it, so a buffer the kernel writes only by the
+  target's inline code (16-byte stores, atomic and bulk adds: CUSTOM) must say so. Without it the graph ran dQ's conversion beside
+  the dQ accumulation (H200: zeros from the second call). Its guard reads a register tinygrad cannot see through (0: nvcc drops it)"""
+  z = (r:=blk.reg((1,), dtypes.int32)).after(r.store(0))[0]
+  return flat(buf).index(UOp.const(0, dtypes.int).valid(z.eq(1))).store(UOp.const(0, getattr(buf.dtype, "base", buf.dtype)))
 
 # *** MMA over tiles ***
 

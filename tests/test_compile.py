@@ -477,3 +477,28 @@ def test_dq_accumulation_builds(arch):
   assert ("global_atomic_add_f32" if arch in AMD else "atom.global.add.f32") in out
   if arch in AMD: assert resources(out)["scratch"] == 0
   assert lds_hazards(linear(sink, arch)) == []
+
+def custom_writes(sink:UOp) -> set[int]:
+  """the global buffers (their slots) the kernel's inline code writes: 16-byte stores from LDS, atomic and bulk adds"""
+  from tinygrad.uop.ops import Ops
+  return {x.src[0].buf_uop.arg.slot for u in sink.toposort() if u.op is Ops.CUSTOM and any(w in u.arg for w in ("st.global", "atomic", "cp.reduce"))
+          for x in u.src if x.op is Ops.INDEX and x.src[0].buf_uop.op is Ops.PARAM}
+
+@pytest.mark.parametrize("arch", ["sm_90", "sm_90a"])
+def test_inline_writes_are_declared(arch):
+  """every global buffer a kernel writes by inline code (CUSTOM: tinygrad cannot see into it) is among the buffers tinygrad counts it
+  as writing (ProgramInfo.outs, from STOREs), which TinyJit's CUDA graph orders the kernels by: a kernel reading the buffer after would
+  otherwise run beside the writer (the dQ accumulation's dQ read as zeros on the H200; the forward's O, dK/dV and dQ by 16-byte stores)"""
+  from tinygrad.uop.ops import ProgramInfo
+  from tinygrad.codegen import full_rewrite_to_sink
+  from fa_uop import SM90A
+  from fa_uop.api import FwdConfig
+  from test_hopper import dq_acc_sink
+  t = SM90A if arch == "sm_90a" else SM80
+  sinks = {"forward": fwd_sink(t, 128, True), **dict(zip(("dK/dV", "dQ"), bwd_sinks(t, 64, True))), "dK/dV+dQ": dq_acc_sink("64x64x4q", 64, target=t),
+           **dict(zip(("decode", "combine"), decode_sinks(t, 128, True, 8, 16)))}
+  for name, sink in sinks.items():
+    written = custom_writes(sink)
+    assert written or name in ("decode", "combine"), f"{name}: no inline writes (the fast paths are gone?)"   # those store as tinygrad does
+    outs = ProgramInfo.from_sink(full_rewrite_to_sink(sink, renderer(arch))).outs
+    assert written <= set(outs), (name, written, outs)
