@@ -209,8 +209,8 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
       if dq_wg: acc = acc.after(wgmma_tile(blk, acc.after(a.buf), a, kt, b_kn=True, a_row=rq0, b_off=cq0 + c0))
       else:
         acc = acc.after(acc.after(a.buf).store(acc.const_like(0)))
-        acc = acc.after(mma(blk, acc, lambda m, kk: frag_a(blk, a, rq0 + m * M, kk * K), lambda n, kk: frags_b(blk, kt, cq0 + c0 + n, kk * K, trans=True),
-                            BK // K, a_reads=True))
+        acc = acc.after(mma(blk, acc, lambda m, kk: frag_a(blk, a, rq0 + m * M, kk * K),
+                            lambda n, kk: frags_b(blk, kt, cq0 + c0 + n, kk * K, trans=True), BK // K, a_reads=True))
       if stg is None: adds.append(add_acc(blk, acc, flat(dqa), lambda r, c: row0 + r * D + cq0 + c0 + c, when))
       else:
         i, j, e = (blk.range(n) for n in acc.shape)

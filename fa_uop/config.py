@@ -121,8 +121,9 @@ class BwdConfig:
     # P and dS through LDS, a tile each: shared by the warps with split; else where the C and A layouts differ (a_operand's tiles)
     row = lambda cols: target.lds_row(cols, itemsize)   # a tile row's elements (Target.lds_pad: 16 bytes more)
     ds_tiles = 0 if self.split == 1 and target.mma_device == "CUDA" else 2 * self.block_m * row(self.block_n)
-    return itemsize * (2 * (self.block_m + self.block_n) * row(self.split * self.cols(d)) + ds_tiles + (self.block_n * row(self.block_m) if self.dq else 0)) + \
-      (4 * self.block_n * d if self.dq and target.tma is not None else 0)   # Hopper's dQ part staged in float32 for its bulk adds
+    # with dq: dS's transposed tile, and on Hopper dQ's part staged in float32 for its bulk adds
+    dq = (itemsize * self.block_n * row(self.block_m) + (4 * self.block_n * d if target.tma is not None else 0)) if self.dq else 0
+    return itemsize * (2 * (self.block_m + self.block_n) * row(self.split * self.cols(d)) + ds_tiles) + dq
   def by_wgmma(self, target:Target, d:int) -> bool:
     """the block's products by wgmma (Hopper): one 16-row MMA tile per warp, whole warpgroups, the head dim in 64-column swizzle atoms
     (with split: each warpgroup's head-dim columns too, and P's and dS's tiles, which the products read from LDS)"""

@@ -159,7 +159,8 @@ class Target:
     return tiles * ksteps * self.a.nelems * itemsize <= 4 * self.hold
   def portable(self) -> Target:
     return replace(self, shuffle=None, copy16=None, copy_wait=None, store16=None, ldsm=None, ldsm_addr=None, wgmma=None, wgmma_wait=None,
-                   scale_if=None, fence=None, tma=None, atomic_add=None, narrow=self.narrow and self.narrow.portable(), fp8=self.fp8 and self.fp8.portable())
+                   scale_if=None, fence=None, tma=None, atomic_add=None, narrow=self.narrow and self.narrow.portable(),
+                   fp8=self.fp8 and self.fp8.portable())
   @property
   def atom(self) -> int:
     """the columns of one row of a 128-byte swizzle atom (wgmma's LDS tiles) in the elements this description's MMA takes"""
@@ -422,7 +423,8 @@ RDNA3 = Target("gfx1100", "AMD", 32, (16, 16, 16),
   # 256 VGPRs a lane, its A operands twice: D=128's Q alone takes 64 (clang-22: dQ's Q and dO held, 73 spilled; read, none); its
   # decoding key tile a warp half RDNA4's (D=256 at 2 warps 1 VGPR spilled, at 4 none; D=64's 32 keys took 248-256 VGPRs, 16 take 183);
   # under modifications beyond causal 16 keys past D=64 (the masked forward at 80: 32 keys, 6 VGPRs spilled; 16, none)
-  hold=32, decode_kv=1024, bwd_acc=64, fwd_warp=(16, 32, 128, 64), fwd_split=(176, 128), one_stage=128, bwd_one_stage=0, fence=_amd_fence, atomic_add=_amd_atomic_add)
+  hold=32, decode_kv=1024, bwd_acc=64, fwd_warp=(16, 32, 128, 64), fwd_split=(176, 128), one_stage=128, bwd_one_stage=0, fence=_amd_fence,
+  atomic_add=_amd_atomic_add)
 
 # mma.sync m16n8k16 (PTX ISA "Matrix Fragments for mma.m16n8k16"): groupID = lane//4 picks rows (A, C) or the column (B)
 SM80 = Target("sm_80", "CUDA", 32, (16, 8, 16),
@@ -474,7 +476,9 @@ RDNA4 = Target("gfx1201", "AMD", 32, (16, 16, 16),
   a=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)), b=Frag((16, 2, 2, 4), 1, lanes=(2, 0), elems=(1, 3)),
   c=Frag((2, 8, 16), 2, lanes=(0, 2), elems=(1,)),
   lds_bytes=65536, in_dtypes=(dtypes.half, dtypes.bfloat16), shuffle=_amd_bpermute_xor, multiprocessors=64, lds_pad=True,
-  hold=32, decode_kv=2048, bwd_acc=64, fwd_warp=(16, 32, 128, 96), fwd_split=(176, 128), one_stage=128, bwd_one_stage=0, fence=_amd_fence, atomic_add=_amd_atomic_add)   # 256 VGPRs a lane: D=128's Q held (32), dQ's Q and dO (64) read again (held, 7 spilled)
+  # 256 VGPRs a lane: D=128's Q held (32), dQ's Q and dO (64) read again (held, 7 spilled)
+  hold=32, decode_kv=2048, bwd_acc=64, fwd_warp=(16, 32, 128, 96), fwd_split=(176, 128), one_stage=128, bwd_one_stage=0, fence=_amd_fence,
+  atomic_add=_amd_atomic_add)
 # its 8-bit forward at 16 keys a step past D=96 (clang-22 at 112, 32 keys: 256 VGPRs, 16 spilled; 16 keys 198, none)
 RDNA4 = replace(RDNA4, fp8=replace(_fp8(RDNA4, RDNA4.mma, RDNA4.a, RDNA4.b, OCP_FP8), fwd_warp=(16, 32, 96, 96)))
 

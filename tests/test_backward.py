@@ -1,7 +1,8 @@
 import functools
 import numpy as np, pytest
 from tinygrad import Tensor, dtypes
-from fa_uop import flash_attention, flash_attention_backward, flash_bwd_delta, flash_bwd_dkdv, flash_bwd_dq, target_for, default_bwd_configs, BwdConfig
+from fa_uop import (flash_attention, flash_attention_backward, flash_bwd_delta, flash_bwd_dkdv, flash_bwd_dq, target_for, default_bwd_configs,
+                    BwdConfig)
 from fa_uop.reference import attention_ref, attention_bwd_ref
 from conftest import qkv, host, nans, device_tensor, slow, slow_on, EMULATED, all_targets
 

@@ -501,6 +501,6 @@ def test_inline_writes_are_declared(arch):
   for name, sink in sinks.items():
     written = custom_writes(sink)
     # decoding stores as tinygrad does; AMD has no inline stores, only the accumulation's atomics
-    assert written or name in ("decode", "combine") or (arch.startswith("gfx") and name != "dK/dV+dQ"), f"{name}: no inline writes (the fast paths are gone?)"
+    assert written or name in ("decode", "combine") or (arch.startswith("gfx") and name != "dK/dV+dQ"), f"{name}: no inline writes"
     outs = ProgramInfo.from_sink(full_rewrite_to_sink(sink, renderer(arch))).outs
     assert written <= set(outs), (name, written, outs)
