@@ -76,6 +76,23 @@ def test_training_step(dev):
               Tensor(np.array([N - 3 - 5 * i], np.int32), device=device).realize()]
     replays_match(step, make)
 
+@pytest.mark.slow_on("emu")   # the emulator runs no graph: this is the GPU's test
+@pytest.mark.parametrize("dq", ["dq kernel", "dq accumulation"])
+def test_readers_wait_for_inline_writes(dev, dq):
+  """kernels whose only input fa_uop wrote by inline code (the forward's O and the backward's dK, dV, dQ by 16-byte stores, or dQ by
+  the accumulation's atomic or bulk adds) run after the writer in the jit: tinygrad's CUDA graph orders kernels by their STOREs alone
+  (tiles.declare_written; without it the accumulation's dQ came back zeros from the second call on the H200)"""
+  from fa_uop import flash_attention_backward, BwdConfig, default_bwd_configs
+  device, s = dev
+  r = np.random.default_rng()
+  B, H, Hkv, N, D = 2, 4, 2, 40 * s + 3, 64 if device != "PYTHON" else 32
+  t = target_for(device)
+  cfgs = None if dq == "dq kernel" else (BwdConfig.parse("64x64x4q" if t.warpgroups else "32x16x2q"), default_bwd_configs(t, D)[1])
+  def step(q, k, v, do):
+    o, lse = flash_attention(q, k, v, causal=True, return_lse=True)
+    return [o * 2, *(g * 2 for g in flash_attention_backward(q, k, v, o, lse, do, causal=True, configs=cfgs))]
+  replays_match(step, lambda i: [rand(r, sh, device) for sh in ((B, H, N, D), (B, Hkv, N, D), (B, Hkv, N, D), (B, H, N, D))])
+
 @pytest.mark.slow_on("emu")   # the emulator: test_sdpa and test_decode cover both eagerly, test_training_step the jitted backward
 def test_sdpa_and_decode_shaped_calls(dev):
   """the SDPA drop-in (patched) with a key-padding mask, and flash_attention at a decode shape (its split-KV path), with gradients"""
