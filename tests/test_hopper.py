@@ -622,16 +622,18 @@ def dq_acc_sink(cfg:str, D:int, target=SM90A, causal:bool=True, H:int=4, Hkv:int
   ps = [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate([q, kv, kv, q, rows, rows, kv, kv, acc])]
   return flash_bwd_dkdv(*ps, target=target, cfg=c, causal=causal)
 
-@pytest.mark.parametrize("cfg,D", [("64x64x4q", 64), slow("64x64x8s2q", 128)], ids=str)
+@pytest.mark.parametrize("cfg,D", [("64x64x4q", 64), slow("64x64x8s2q", 128), slow("128x64x8q", 64)], ids=str)
 def test_dq_accumulation_twin(rng, cfg, D):
   """the dQ accumulation in the warpgroup layout as the emulator runs it for SM90A (its twin: wgmma's tiles, the products by mma.sync
-  reads of them, the adds read-add-writes): each warpgroup all 64 queries of dQ's part, the two of s2 half its columns each"""
+  reads of them, the adds read-add-writes): each warpgroup all 64 queries of dQ's part, the two of s2 half its columns each, and of
+  128x64x8q (FlashAttention-3's shape: 64 keys each) half its columns over all 128 keys"""
   from fa_uop import BwdConfig
   from test_backward import check_kernels
   with Context(DEV="PYTHON::sm_80"): check_kernels(rng, True, SM90A.portable(), (BwdConfig.parse(cfg), BwdConfig(64, 32, 4)), 1, 2, 1, 70, 90, D)
 
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
-@pytest.mark.parametrize("cfg,D,dq_wgmma", [("64x64x4q", 64, True), slow("64x32x4q", 128, False), slow("64x64x8s2q", 256, True)])
+@pytest.mark.parametrize("cfg,D,dq_wgmma", [("64x64x4q", 64, True), slow("64x32x4q", 128, False), slow("64x64x8s2q", 256, True),
+                                             slow("128x64x8q", 64, False)])
 def test_dq_accumulation_builds_for_sm_90a(cfg, D, dq_wgmma):
   """the dQ accumulation as the H100 would get it: nvcc builds the dK/dV kernel for sm_90a without spill, dQ's part staged in LDS and
   added by one bulk reduce-add a step (no atomics), by wgmma where a warpgroup holds the 64 queries (else mma.sync), no LDS race"""
@@ -641,7 +643,7 @@ def test_dq_accumulation_builds_for_sm_90a(cfg, D, dq_wgmma):
   assert r["spill_stores"] == 0 and r["wgmma_serialized"] == 0, r
   assert "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32" in ptx and "cp.async.bulk.wait_group.read 0" in ptx
   assert not re.search(r"\b(atom|red)\.", ptx)
-  assert ("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in ptx) == dq_wgmma and ("mma.sync" in ptx) != dq_wgmma
+  assert ("mma.sync" in ptx) != dq_wgmma   # every other product by wgmma
   assert lds_hazards(linear(sink, "sm_90a")) == []
 
 @pytest.mark.gpu
