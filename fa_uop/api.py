@@ -88,15 +88,6 @@ def _fwd_builder(target:Target, cfg:FwdConfig, mods:Mods, scale:float|None, tma:
   same shapes gets the same sink and tinygrad's program cache finds the compiled kernel: nothing is built again)"""
   return functools.cache(lambda *ps: flash_fwd(*ps, target=target, cfg=cfg, scale=scale, mods=mods, tma=tma, sms=sms))
 
-@functools.cache
-def _sms(device:str) -> int:
-  """the device's multiprocessors: a persistent forward's grid (FwdConfig.persistent)"""
-  import ctypes
-  from tinygrad import Device
-  from tinygrad.runtime.autogen import cuda
-  cuda.cuDeviceGetAttribute(ctypes.byref(n:=ctypes.c_int()), cuda.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, Device[device].cu_device)
-  return n.value
-
 def _uses_tma(target:Target, cfg:FwdConfig, q:Tensor) -> bool:
   """K and V by Hopper's bulk tensor copies: where the config asks (the tuner tries both) or FA_UOP_TMA=1 forces them (0: never; A/B
   runs), where wgmma runs, on one device (a sharded call's devices would each need maps of their own: cp.async there)"""
@@ -256,7 +247,7 @@ def _run_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, mods:Mo
   k, v = k.contiguous(), vt_layout(v, t8, cfg.block_n) if cfg.reads_vt(t8:=target.for_dtype(q.dtype), D) else v.contiguous()
   maps = (_tensor_maps(target, k, v, cfg),) if (tma:=_uses_tma(target, cfg, q)) else ()
   outs = Tensor.custom_kernel(q.contiguous(), k, v, o, lse, *descales, *[t.contiguous() for t in mod_args], *bmap, *maps,
-                              fxn=_fwd_builder(target, cfg, mods, scale, tma, _sms(q.device) if tma and cfg.persistent else 0),
+                              fxn=_fwd_builder(target, cfg, mods, scale, tma, multiprocessors(q.device, target) if tma and cfg.persistent else 0),
                               grad_fxn=None if descales else _fwd_grad(target, mods, scale))
   return outs[3], outs[4]
 
