@@ -14,7 +14,7 @@ from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, Smem, flat, smem, acc_to_lds, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, col_coords,
                           lane_rows, lane_cols, load_vec, mma, wgmma_tile, a_operand, a_via, rows_at, store_acc, all_of, split_warp, in_order,
-                          add_acc, reduce_tile, reduce_free, reduce_done, declare_written)
+                          add_acc, each_element, reduce_tile, reduce_free, reduce_done)
 
 def _info(name:str, flops:int, nbytes:int, cfg:BwdConfig) -> BoundedKernel:
   # stated so tinygrad does not derive it symbolically over data-dependent loop bounds (see forward)
@@ -195,10 +195,9 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
 
   def dq_add(ds:UOp, kt:Smem, tile:UOp, h:UOp) -> UOp:
     """this block's keys' part of query tile `tile`'s dQ, dS·K, added into the float32 dQ (its scale applied after)"""
-    i, j, e = (blk.range(n) for n in ds.shape)
-    r, col = tile_coords(blk, i, j, e)
-    x = ds[i, j, e] if Nk % BK == 0 else (n0 + rows0 + r < Nk).where(ds[i, j, e], 0)   # keys past Nk (K's rows read as zeros) add nothing
-    a = wait_tile(blk, ds_q, ds_q.at(q0 + col, rows0 + r).store(x.cast(q.dtype)).end(i, j, e))
+    # keys past Nk (K's rows read as zeros) add nothing
+    put = lambda r, col, x: ds_q.at(q0 + col, rows0 + r).store((x if Nk % BK == 0 else (n0 + rows0 + r < Nk).where(x, 0)).cast(q.dtype))
+    a = wait_tile(blk, ds_q, each_element(blk, ds, put))
     row0 = ((b * H + h) * (n_qt * BQ) + tile * BQ + rq0) * D
     # a masked stage's tiles past the last (a constant count; see below) add nothing, and must not: dQ ends there
     when = tile < n_qt if isinstance(tile, UOp) and tile.vmax >= n_qt else None
@@ -212,10 +211,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
         acc = acc.after(mma(blk, acc, lambda m, kk: frag_a(blk, a, rq0 + m * M, kk * K),
                             lambda n, kk: frags_b(blk, kt, cq0 + c0 + n, kk * K, trans=True), BK // K, a_reads=True))
       if stg is None: adds.append(add_acc(blk, acc, flat(dqa), lambda r, c: row0 + r * D + cq0 + c0 + c, when))
-      else:
-        i, j, e = (blk.range(n) for n in acc.shape)
-        r, c = tile_coords(blk, i, j, e)
-        adds.append(stg[(rq0 + r) * D + cq0 + c0 + c].store(acc[i, j, e]).end(i, j, e))
+      else: adds.append(each_element(blk, acc, lambda r, c, x: stg[(rq0 + r) * D + cq0 + c0 + c].store(x)))
     if stg is None: return UOp.group(*adds)
     return reduce_tile(blk, stg, flat(dqa).index(((b * H + h) * (n_qt * BQ) + tile * BQ) * D), 4 * BQ * D, when, *adds)
 
@@ -297,7 +293,6 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   stores = [store_acc(blk, acc, stage(t), rows0, flat(out), rows_at(kv_base, D), Nk - n0, cols0=d0, cols=D)
             for acc, t, out in ((dk_acc, k_s, dk), (dv_acc, v_s, dv))]
   if cfg.dq and dq_stage is not None: stores.append(reduce_done(blk, dq_stage, *stores))   # its LDS read before the block exits
-  if cfg.dq and target.atomic_add is not None: stores.append(declare_written(blk, dqa))
   flops = 2 * (5 if cfg.dq else 4) * B * H * Nq * Nk * D // (2 if causal else 1)
   nbytes = (2 * B * H * Nq + 4 * B * Hkv * Nk) * D * q.dtype.itemsize + (8 * B * H * Nq * D * math.ceil(Nk / BK) if cfg.dq else 0)
   info = _info(mods.name("fa_bwd_dkdvq" if cfg.dq else "fa_bwd_dkdv", D), flops, nbytes, cfg)

@@ -450,20 +450,24 @@ def store_acc(blk:Block, t:UOp, s:Smem, rows0:UOp, dst:UOp, row:Callable[[UOp], 
   LDS loads the stored values came from, a KV loop's, which the emulator never made where that stage of the loop ran no time"""
   return store_tile(blk, wait_tile(blk, acc_to_lds(blk, t, s, rows0, dst.dtype, unrolled=True, cols0=cols0)), dst, row, rows_valid, cols)
 
+def each_element(blk:Block, t:UOp, f:Callable[[UOp, UOp, UOp], UOp]) -> UOp:
+  """the statement f(row, col, element) for each element of the C-fragment register tile t (its row and column in the warp's tile)"""
+  i, j, e = (blk.range(n) for n in t.shape)
+  return f(*tile_coords(blk, i, j, e), t[i, j, e]).end(i, j, e)
+
 def add_acc(blk:Block, t:UOp, dst:UOp, at:Callable[[UOp, UOp], UOp], when:UOp|None=None) -> UOp:
   """add the C-fragment register tile t into the flat float32 global buffer dst, element (r, c) of the warp's tile at dst[at(r, c)]
   (where `when`), by the target's atomic add: other blocks add into the same elements (the backward's dQ accumulation)"""
-  i, j, e = (blk.range(n) for n in t.shape)
-  r, c = tile_coords(blk, i, j, e)
-  if (add:=blk.target.atomic_add) is not None: return add(dst.index(at(r, c)), t[i, j, e].load(), when).end(i, j, e)
-  idx = dst.index(at(r, c) if when is None else at(r, c).valid(when))
-  return idx.store(idx + t[i, j, e]).end(i, j, e)
+  if (add:=blk.target.atomic_add) is not None:
+    return UOp.group(each_element(blk, t, lambda r, c, x: add(dst.index(at(r, c)), x.load(), when)), declare_written(blk, dst))
+  return each_element(blk, t, lambda r, c, x: (idx:=dst.index(at(r, c) if when is None else at(r, c).valid(when))).store(idx + x))
 
 def reduce_tile(blk:Block, stage:UOp, dst:UOp, nbytes:int, when:UOp|None, *deps:UOp) -> UOp:
   """the float32 LDS buffer stage, once its stores (among deps) are visible to the bulk copy engine, added into global memory from dst
-  by it (Target.tma.reduce), issued by the block's leader where `when`"""
+  (an index of a global buffer) by it (Target.tma.reduce), issued by the block's leader where `when`"""
   seen = blk.target.copy_wait(stage.after(*deps).index(0), True).barrier()
-  return _statement(blk, lambda live: blk.target.tma.reduce(stage.after(seen).index(0), dst, nbytes, all_of(blk.leader, live, when)))
+  return UOp.group(_statement(blk, lambda live: blk.target.tma.reduce(stage.after(seen).index(0), dst, nbytes, all_of(blk.leader, live, when))),
+                   declare_written(blk, dst.src[0]))
 
 def reduce_free(blk:Block, stage:UOp, *deps:UOp) -> UOp:
   """stage once the bulk adds issued from it before (in program order, deps) have read it: free to be written again"""
