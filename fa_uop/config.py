@@ -109,8 +109,9 @@ class BwdConfig:
   warps: int = 4
   blocks: int = 0   # blocks per multiprocessor asked of the compiler, as FwdConfig's
   split: int = 1
-  # dK/dV only: FlashAttention-3's dQ accumulation, the kernel adding each query tile's dQ = dS·K into a zeroed float32 dQ by atomics
-  # (dS through LDS, transposed), so no dQ kernel recomputes S and dP
+  # dK/dV only: FlashAttention-3's dQ accumulation, the kernel adding each query tile's dQ = dS·K into a zeroed float32 dQ (dS through
+  # LDS, transposed; the target's atomics, or on Hopper a float32 stage in LDS added by the bulk copy engine), so no dQ kernel
+  # recomputes S and dP
   dq: bool = False
   tma: ClassVar[bool] = False   # the backward's copies are the target's async copies, issued by its own warps
   ring: ClassVar[int] = 0

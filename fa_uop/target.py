@@ -311,18 +311,21 @@ def _cuda_copy16(dst:UOp, src:UOp, ok:UOp|None, active:UOp|None) -> UOp:
   if active is None: return UOp(Ops.CUSTOM, dtypes.void, (dst, src, nbytes), arg=asm)
   return UOp(Ops.CUSTOM, dtypes.void, (dst, src, nbytes, active), arg="if ({3}) " + asm)
 
+def _guarded(srcs:tuple[UOp, ...], code:str, when:UOp|None) -> UOp:
+  """the statement code on srcs ({0}, {1}, ...), run only where `when` (None: everywhere)"""
+  return UOp(Ops.CUSTOM, dtypes.void, srcs, arg=code) if when is None else UOp(Ops.CUSTOM, dtypes.void, (*srcs, when), arg=f"if ({{{len(srcs)}}}) " + code)
+
 # tinygrad vectorizes 16-bit loads and stores to 8 bytes at most, and bf16 ones not at all (64 scalar stores a thread in a D=128
 # epilogue: bf16 2-7% slower than fp16 on the H100, docs/journal.md 2026-11-25), so a 16-byte piece of an LDS tile leaves in one asm
 def _cuda_store16(lds:UOp, dst:UOp, ok:UOp|None) -> UOp:
   asm = ('asm volatile("{{ .reg .b32 a, b, c, d;\\nld.shared.v4.b32 {{a, b, c, d}}, [%0];\\nst.global.v4.b32 [%1], {{a, b, c, d}}; }}" :: '
          '"r"((unsigned)__cvta_generic_to_shared({0})), "l"({1}) : "memory");')
-  return UOp(Ops.CUSTOM, dtypes.void, (lds, dst), arg=asm) if ok is None else UOp(Ops.CUSTOM, dtypes.void, (lds, dst, ok), arg="if ({2}) " + asm)
+  return _guarded((lds, dst), asm, ok)
 
 # the atomic adds (where `when`): a relaxed add at device scope, no value returned (CUDA's atomicAdd of an unused result is a RED; HIP's
 # builtin as tinygrad's own embedding backward spells it)
 def _atomic(call:str) -> Callable[[UOp, UOp, UOp|None], UOp]:
-  return lambda at, x, when=None: UOp(Ops.CUSTOM, dtypes.void, (at, x), arg=call) if when is None else \
-    UOp(Ops.CUSTOM, dtypes.void, (at, x, when), arg="if ({2}) " + call)
+  return lambda at, x, when=None: _guarded((at, x), call, when)
 _cuda_atomic_add = _atomic("atomicAdd({0}, {1});")
 _amd_atomic_add = _atomic("__hip_atomic_fetch_add({0}, {1}, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);")
 
