@@ -227,7 +227,7 @@ def test_fp8_forward_builds_for_sm_90a(causal, c):
   ncvt = ptx.count("cvt.rn.satfinite.e4m3x2.f32")   # a thread's P: block_n/2 floats a KV loop (causal: two loops)
   assert "mma.sync" not in ptx and ncvt > 0 and ncvt % (cfg.block_n // 4) == 0
   # Vᵀ's descriptors: 32-byte swizzle (mode 3, 8 rows 256 bytes apart) where its keys fill no wider atom
-  assert ("(16ull << 32) | (3ull << 62)" in src) == (cfg.block_n % 128 != 0)
+  assert (f"(({16 | 3 << 30}ull) << 32)" in src) == (cfg.block_n % 128 != 0)   # the 32-byte swizzle's descriptor (its high word)
   res = cuda_resources(src, "sm_90a")
   assert res["spill_stores"] == 0 and res["wgmma_serialized"] == 0, res
   ptx = build(flash_vt(UOp.placeholder((2, 2, N, 128), dt, 0), UOp.placeholder((2, 2, 128, 1024), dt, 1), target=SM90A.fp8), "sm_90a")
