@@ -5,7 +5,7 @@
 # Its GPU tests: gpu_tests.sh (a call of their own).
 source scripts/device_setup.sh
 export OUT=${OUT:-out} FA_UOP_TUNE=0; mkdir -p "$OUT"
-git apply docs/runs/2026-11-28n_bwd_ring/ring.patch || { echo "patch does not apply"; exit 1; }
+P=docs/runs/2026-11-28n_bwd_ring/ring.patch; git apply -R --check $P 2>/dev/null || git apply $P || { echo "patch does not apply"; exit 1; }   # once
 run() {  # B H N D causal dkdv,dq timeout
   echo "== $6 B=$1 H=$2 N=$3 D=$4 causal=$5"
   CNT=10 VERIFY=1 B=$1 H=$2 N=$3 D=$4 CAUSAL=$5 MODE=bwd BWD_CONFIG=$6 timeout $7 python3 bench.py < /dev/null > $OUT/run.txt 2>&1; rc=$?

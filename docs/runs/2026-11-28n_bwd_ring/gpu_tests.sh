@@ -3,5 +3,5 @@
 # inputs equal to eager). Log: gpu_tests.log
 source scripts/device_setup.sh
 export OUT=${OUT:-out}; mkdir -p "$OUT"
-git apply docs/runs/2026-11-28n_bwd_ring/ring.patch || { echo "patch does not apply"; exit 1; }
+P=docs/runs/2026-11-28n_bwd_ring/ring.patch; git apply -R --check $P 2>/dev/null || git apply $P || { echo "patch does not apply"; exit 1; }   # once
 DEV=CUDA timeout 500 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_hopper.py -k backward_ring 2>&1 | tail -15 | tee $OUT/gpu_tests.log

@@ -5,7 +5,7 @@
 source scripts/device_setup.sh
 export OUT=${OUT:-out} FA_UOP_TUNE=0; mkdir -p "$OUT" /tmp/ncu
 command -v ncu || { echo "no ncu on this machine"; exit 1; }
-git apply docs/runs/2026-11-28n_bwd_ring/ring.patch || { echo "patch does not apply"; exit 1; }
+P=docs/runs/2026-11-28n_bwd_ring/ring.patch; git apply -R --check $P 2>/dev/null || git apply $P || { echo "patch does not apply"; exit 1; }   # once
 prof() {  # name kernel-regex BWD_CONFIG
   timeout 200 env CNT=2 VERIFY=0 B=1 H=16 N=16384 D=128 CAUSAL=0 MODE=bwd BWD_CONFIG=$3 ncu -k regex:$2 -s 1 -c 1 --section SpeedOfLight \
     --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section WarpStateStats --section SourceCounters --section Occupancy \
