@@ -303,17 +303,16 @@ def _amd_bpermute_xor(val:UOp, off:int, lane:UOp) -> UOp:
 def _amd_fence(x:UOp, anchor:UOp) -> UOp:
   return UOp(Ops.CUSTOM, dtypes.int, (x.cast(dtypes.int), anchor), arg='({{asm volatile("" ::: "memory"); {0};}})')
 
+def _guarded(srcs:tuple[UOp, ...], code:str, when:UOp|None) -> UOp:
+  """the statement code on srcs ({0}, {1}, ...), run only where `when` (None: everywhere)"""
+  return UOp(Ops.CUSTOM, dtypes.void, srcs, arg=code) if when is None else UOp(Ops.CUSTOM, dtypes.void, (*srcs, when), arg=f"if ({{{len(srcs)}}}) " + code)
+
 def _cuda_copy16(dst:UOp, src:UOp, ok:UOp|None, active:UOp|None) -> UOp:
   nbytes = UOp.const(16, dtypes.int) if ok is None else ok.where(UOp.const(16, dtypes.int), UOp.const(0, dtypes.int))
   # each copy is its own commit group: the waits are for all groups, and a copy never waits on a commit statement nothing uses
   asm = ('asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\\ncp.async.commit_group;" :: '
          '"r"((unsigned)__cvta_generic_to_shared({0})), "l"({1}), "r"({2}));')
-  if active is None: return UOp(Ops.CUSTOM, dtypes.void, (dst, src, nbytes), arg=asm)
-  return UOp(Ops.CUSTOM, dtypes.void, (dst, src, nbytes, active), arg="if ({3}) " + asm)
-
-def _guarded(srcs:tuple[UOp, ...], code:str, when:UOp|None) -> UOp:
-  """the statement code on srcs ({0}, {1}, ...), run only where `when` (None: everywhere)"""
-  return UOp(Ops.CUSTOM, dtypes.void, srcs, arg=code) if when is None else UOp(Ops.CUSTOM, dtypes.void, (*srcs, when), arg=f"if ({{{len(srcs)}}}) " + code)
+  return _guarded((dst, src, nbytes), asm, active)
 
 # tinygrad vectorizes 16-bit loads and stores to 8 bytes at most, and bf16 ones not at all (64 scalar stores a thread in a D=128
 # epilogue: bf16 2-7% slower than fp16 on the H100, docs/journal.md 2026-11-25), so a 16-byte piece of an LDS tile leaves in one asm
@@ -348,9 +347,9 @@ def _wgmma_desc(addr:str, lbo:int=16, swizzle:int=128) -> tuple[str, str]:
   """a wgmma matrix descriptor of a tile in swizzle atoms of 8 rows of `swizzle` bytes (128, 64 or 32) from the LDS byte address addr:
   start address >> 4, leading byte offset (K-major: unused, 1; MN-major: from one atom column block to the next), stride byte offset
   8 rows of the atom (the next 8 rows), the swizzle's mode (1: 128 bytes, 2: 64, 3: 32). As (its low word, for a 32-bit register,
-  and the function of that word giving the whole): a K-step adds its offset >> 4 to the low word (LDS addresses stay below 256 KB,
-  so the 14-bit start address never carries), one add where building the descriptor again took five (nvcc's sm_90a dK/dV loop
-  at D=128: 522 -> 424 instructions)"""
+  and a template of the whole 64 bits, {} for the low word): a K-step adds its offset >> 4 to the low word (LDS addresses stay
+  below 256 KB, so the 14-bit start address never carries), one add where building the descriptor again took five (nvcc's sm_90a
+  dK/dV loop at D=128: 522 -> 424 instructions)"""
   hi = (8 * swizzle >> 4) | ({128: 1, 64: 2, 32: 3}[swizzle] << 30)
   return f"((({addr}) >> 4) & 0x3FFF) | {lbo >> 4 << 16}u", f"((({hi}ull) << 32) | (unsigned long long)({{}}))"
 
