@@ -107,18 +107,18 @@ def _tma_template(device:str, dtype, D:int, Nk:int, planes:int, rows:int, nkp:in
 @functools.cache
 def _maps_builder(target:Target): return functools.cache(lambda *ps: flash_tma_maps(*ps, target=target))
 
-def _tensor_maps(target:Target, k:Tensor, v:Tensor, cfg:FwdConfig, compile_only:bool=False) -> Tensor:
+def _tensor_maps(target:Target, k:Tensor, v:Tensor, cfg:FwdConfig|BwdConfig, compile_only:bool=False) -> Tensor:
   """the forward's tensor maps of k and v (contiguous, one device; v as the forward reads it: Vᵀ where cfg.reads_vt), pointed at their
-  buffers by a kernel of their own"""
+  buffers by a kernel of their own; the backward's ring's of q and do alike (boxes of its block_n query rows)"""
   B, Hkv, Nk, D = k.shape
   if not compile_only: _compile_maps(target, k.device, k.dtype, k.shape, v.shape, cfg)
   t8 = target.for_dtype(k.dtype)
-  vt = cfg.reads_vt(t8, D)
+  vt = isinstance(cfg, FwdConfig) and cfg.reads_vt(t8, D)
   tmpl = _tma_template(k.device, k.dtype, D, Nk, B * Hkv, cfg.block_n, v.shape[3] if vt else 0, t8.atom_for(cfg.block_n) * k.dtype.itemsize if vt else 128)
   return Tensor.custom_kernel(tmpl, k, v, Tensor.empty(32, dtype=dtypes.uint64, device=k.device), fxn=_maps_builder(target))[3]
 
 @functools.cache
-def _compile_maps(target:Target, device:str, dtype, shape:tuple[int, ...], vshape:tuple[int, ...], cfg:FwdConfig) -> None:
+def _compile_maps(target:Target, device:str, dtype, shape:tuple[int, ...], vshape:tuple[int, ...], cfg:FwdConfig|BwdConfig) -> None:
   """compile the maps' kernel now, alone, on buffers never allocated: tinygrad compiles the new kernels of one realize in worker
   processes once there are two, and starting them and sending them the forward cost a first call about a second (H100)"""
   from tinygrad.engine.realize import lower_and_compile
@@ -155,9 +155,12 @@ def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, 
   shard.check(("q", "o", "lse", "do"), (q, o, lse, do))
   if configs is not None and (len(configs) != 2 or not all(isinstance(c, BwdConfig) for c in configs)):
     raise TypeError(f"configs must be a pair of BwdConfig (dK/dV, dQ), got {configs!r}")
-  cfg_dkdv, cfg_dq = configs or default_bwd_configs(target, D, mods.tag)
+  cfg_dkdv, cfg_dq = configs or default_bwd_configs(target, D, mods.tag, one_device=isinstance(q.device, str))
   for c in (cfg_dkdv, cfg_dq): c.check(target, q.shape[3])
   if cfg_dq.dq: raise ValueError(f"{cfg_dq}: the dQ accumulation (q) is the dK/dV config's, which then runs no dQ kernel")
+  for c in (cfg_dkdv, cfg_dq):
+    if c.tma and (mods.masks_more or not isinstance(q.device, str)):
+      raise ValueError(f"{c}: the backward's ring runs full or causal attention (softcap and score_mod too) on one device")
   do = do.cast(q.dtype).contiguous()
   delta = Tensor.custom_kernel(o.cast(q.dtype).contiguous(), do, shard.empty(lse, (B, H, Nq), dtypes.float32),
                                *(() if dlse is None else (dlse.float().contiguous(),)), fxn=_delta_builder(target))[2]
@@ -168,8 +171,10 @@ def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, 
     (_block_map(target, mods, mod_args, q, k, cfg_dkdv, keys=False, group=H // k.shape[1]), _block_map(target, mods, mod_args, q, k, cfg_dq))
   dk, dv = (shard.empty(k, k.shape, k.dtype) for _ in range(2))
   if not cfg_dkdv.dq:
-    dk, dv = Tensor.custom_kernel(*ins, dk, dv, *args, *maps[0], fxn=f_dkdv)[6:8]
-    return Tensor.custom_kernel(*ins, shard.empty(q, q.shape, q.dtype), *args, *maps[1], fxn=f_dq)[6], dk, dv
+    # a producer's ring copies by the tensor maps of q and do (dK/dV), of k and v (dQ)
+    tmaps = [(_tensor_maps(target, *xs, c),) if c.tma else () for c, xs in ((cfg_dkdv, (ins[0], do)), (cfg_dq, ins[1:3]))]
+    dk, dv = Tensor.custom_kernel(*ins, dk, dv, *args, *maps[0], *tmaps[0], fxn=f_dkdv)[6:8]
+    return Tensor.custom_kernel(*ins, shard.empty(q, q.shape, q.dtype), *args, *maps[1], *tmaps[1], fxn=f_dq)[6], dk, dv
   # dQ accumulated by the dK/dV kernel into float32 zeros (whole query tiles), then scaled and rounded
   nq = -(-Nq // cfg_dkdv.block_n) * cfg_dkdv.block_n
   dqa = shard.alike(q, (B, H, nq, D), lambda s, d: Tensor.zeros(*s, dtype=dtypes.float32, device=d).contiguous())

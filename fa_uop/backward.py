@@ -8,17 +8,17 @@ from tinygrad import UOp, dtypes
 from tinygrad.renderer import Estimates
 from tinygrad.uop.ops import AxisType
 from fa_uop.config import BwdConfig
-from fa_uop.forward import LOG2E
+from fa_uop.forward import LOG2E, producer, fill_ring, ring_barriers, ring_full, ring_empty
 from fa_uop.mods import Mods
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, Smem, flat, smem, acc_to_lds, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, col_coords,
                           lane_rows, lane_cols, load_vec, mma, wgmma_tile, a_operand, a_via, rows_at, store_acc, all_of, split_warp, in_order,
-                          add_acc, each_element, reduce_tile, reduce_free, reduce_done)
+                          add_acc, each_element, reduce_tile, reduce_free, reduce_done, bulk_copy_tile, wait_bulk, release)
 
-def _info(name:str, flops:int, nbytes:int, cfg:BwdConfig) -> BoundedKernel:
+def _info(name:str, flops:int, nbytes:int, cfg:BwdConfig, consumers:int=0) -> BoundedKernel:
   # stated so tinygrad does not derive it symbolically over data-dependent loop bounds (see forward)
-  return BoundedKernel(name=name, opts_to_apply=(), estimates=Estimates(ops=flops, mem=nbytes), min_blocks=cfg.blocks)
+  return BoundedKernel(name=name, opts_to_apply=(), estimates=Estimates(ops=flops, mem=nbytes), min_blocks=cfg.blocks, consumers=consumers)
 
 def _scores(blk:Block, s:UOp, sc:float, pos:Callable[[UOp, UOp], tuple[UOp, UOp]], masked:bool, keep:Callable[[UOp, UOp], UOp],
             score:Callable[[UOp, UOp, UOp], UOp]|None, dscore:Callable[[UOp, UOp, UOp], UOp]|None) -> tuple[UOp, UOp|None]:
@@ -76,7 +76,11 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   gradient of lse): (B, H, Nq) float32. Per block: cfg.block_m keys of one KV head, split over the warps; the block walks the
   query tiles (cfg.block_n rows) of each of the H/Hkv query heads that read the head. Works transposed (rows = keys):
   Sᵀ = K·Qᵀ, Pᵀ = exp(Sᵀ·scale − lse), dV += Pᵀ·dO, dPᵀ = V·dOᵀ, dSᵀ = Pᵀ∘(dPᵀ − delta), dK += dSᵀ·Q·scale. With cfg.split,
-  the warps of a row group split Sᵀ and dPᵀ by query columns and dK and dV by head-dim columns, Pᵀ and dSᵀ shared through LDS."""
+  the warps of a row group split Sᵀ and dPᵀ by query columns and dK and dV by head-dim columns, Pᵀ and dSᵀ shared through LDS.
+  With cfg.ring (Hopper, tma) the last arg is the tensor maps of q and do (32 uint64: fa_uop.forward.flash_tma_maps of q and do), from
+  which a producer warpgroup bulk-copies each query tile into a ring of cfg.ring Q and dO slots ahead of the consumers (the forward's
+  warp specialisation): a consumer warpgroup waits on a slot's mbarrier and releases it once its products are done, meeting the other
+  at no block barrier in the loop."""
   mods = mods or Mods(causal=causal)
   causal = mods.causal
   B, H, Nq, D = q.shape
@@ -91,9 +95,11 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   sc = 1 / math.sqrt(D) if scale is None else scale
   c = sc * LOG2E
 
+  ring = cfg.ring
+  if ring: args, tmaps = args[:-1], flat(args[-1])
   dqa, *args = args if cfg.dq else (None, *args)   # with dq: the zeroed float32 dQ (B, H, Nq to whole query tiles, D) added into
   args, grid, b, hk, nb = launch(mods, args, B, Hkv, math.ceil(Nk / BK), last_first=False)   # the first key blocks see the most queries
-  blk = Block(target, W)
+  blk = Block(target, W, producer=ring > 0)
   n0 = nb * BK
   kv_base = ((b * Hkv + hk) * Nk + n0) * D
   qg, kg, vg, dog = flat(q), flat(k), flat(v), flat(do)
@@ -104,7 +110,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   # tiles), the tiles in its swizzle atoms
   wg = cfg.by_wgmma(target, D)
   k_s, v_s = smem(blk, BK, DT, k.dtype, atom=64 if wg else 0), smem(blk, BK, DT, k.dtype, atom=64 if wg else 0)
-  q_s, do_s = smem(blk, BQ, DT, q.dtype, atom=64 if wg else 0), smem(blk, BQ, DT, q.dtype, atom=64 if wg else 0)
+  q_s, do_s = (smem(blk, BQ, DT, q.dtype, atom=64 if wg else 0, n=max(ring, 1)) for _ in range(2))
   # V's tile, then K's, where the target orders them (tiles.in_order): the twin's pieces of both in registers at once, beside every value
   # the loop holds (hoisted into this prologue), spilled (clang-22, RDNA past D=224: gfx1100's causal dK/dV at 240 4 VGPRs, its window's
   # at 256 4; one tile at a time, none; K's first, gfx1201's at 256 8). Elsewhere as before (their order only numbers the ranges)
@@ -128,8 +134,6 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     # Hopper: the part staged in LDS (float32, the rows of dQ it covers in order) and added by the bulk copy engine, one operation a
     # step, where element by element the atomics took 2.6x the whole backward (H200, D=128 N=16384: 32.8 against 12.4 ms)
     dq_stage = blk.lds((BQ * D,), dtypes.float) if target.tma is not None else None
-  init = UOp.group(dk_acc.store(dk_acc.const_like(0)), dv_acc.store(dv_acc.const_like(0)))
-  dk_acc, dv_acc = dk_acc.after(init), dv_acc.after(init)
 
   # query tiles: those past the diagonal need no mask; a causal block skips the ones wholly above it. Rows past Nq need none
   # either: their logsumexp reads as +inf, so P is 0 there, and their copies read nothing.
@@ -139,7 +143,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   # Nq cost a little, add nothing) and the unmasked stage walks down from the last tile, its indices free of the block index.
   n_qt, key0, trips = math.ceil(Nq / BQ), n0, None
   stages = target.stages(D, "dkdv", causal, mods.masks_more)
-  one_stage = causal and not mods.masks_more and stages == 1   # the causal stages past D=128: see below
+  one_stage = causal and not mods.masks_more and (stages == 1 or cfg.ring > 0)   # the causal stages past D=128 and of a ring: see below
   # a window or a mask_mod: the tiles tile_plan gives (mirrored: the queries that see the block's keys), a phantom masked trip
   # where a block has none, as attend does
   if (general:=mods.masks_more):
@@ -161,7 +165,8 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     # causal past D=128: one stage of masked tiles, from the last down to the one holding query n0, each masked (a compare and a select
     # an element). Beside a stage for the diagonal's tiles, the unmasked one spilled (H100, 64x64x8s2 at D=256: 440 bytes, none in one
     # stage; causal N=16384 251 -> 275 TFLOPS, N=4096 224 -> 250); at D=128 one stage measured 4% slower (docs/journal.md 2026-11-26,
-    # fifteenth session)
+    # fifteenth session). A ring's consumers (setmaxnreg: 240 registers) spilled beside two stages too (nvcc, 128x64x8tr2 at D=128: 96
+    # bytes, with GQA and tails 208; D=64 104), in one none
     q_lo = n0 // BQ
     n_masked, n_free = 0, (n_qt - q_lo).maximum(0)
     # see forward: no stage of at most one trip whose count varies; there the one tile from q_lo (past Nq: nothing) is the stage
@@ -216,17 +221,23 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     return reduce_tile(blk, stg, flat(dqa).index(((b * H + h) * (n_qt * BQ) + tile * BQ) * D), 4 * BQ * D, when, *adds)
 
   def q_step(it:UOp, tile:UOp, g:UOp, dk_acc:UOp, dv_acc:UOp, masked:bool, after:tuple, variant:int, real:UOp|None=None,
-             carry:Callable[[UOp], UOp]|None=None) -> UOp:
+             carry:Callable[[UOp], UOp]|None=None, pos:UOp|None=None) -> UOp:
     dk_acc, dv_acc = dk_acc.after(it), dv_acc.after(it)
     h = hk * G + g
     i0 = tile * BQ
-    q_base = ((b * H + h) * Nq + i0) * D
-    qc = copy_tile(blk, q_s.after(it, *after), qg, rows_at(q_base, D), Nq - i0, variant=variant, cols=D)
-    dc = copy_tile(blk, do_s.after(it, *after), dog, rows_at(q_base, D), Nq - i0, variant=variant + 1, cols=D)
-    qt, dot = wait_tile(blk, q_s, qc, dc, kv_copy), wait_tile(blk, do_s, qc, dc, kv_copy)
-    carried = () if carry is None else (carry(UOp.group(qc, dc)),)
-    # K's and V's A fragments, held across the query loop where the target's budget holds them, else read again each step
-    kt, vt = (wait_tile(blk, x if hold_kv else x.after(it), kv_copy) for x in (k_s, v_s))
+    if ring:   # the producer's copies: Q and dO of position pos wait in slot pos % ring, each slot's phase the parity of its use
+      slot, phase = pos % ring, pos // ring % 2
+      qt, dot = (wait_bulk(blk, t.nth(slot), bars.index(ring_full(ring, j, slot)), phase, it, *after, sync=False) for j, t in enumerate((q_s, do_s)))
+      carried: tuple = ()
+      kt, vt = k_ready.after(it), v_ready.after(it)
+    else:
+      q_base = ((b * H + h) * Nq + i0) * D
+      qc = copy_tile(blk, q_s.after(it, *after), qg, rows_at(q_base, D), Nq - i0, variant=variant, cols=D)
+      dc = copy_tile(blk, do_s.after(it, *after), dog, rows_at(q_base, D), Nq - i0, variant=variant + 1, cols=D)
+      qt, dot = wait_tile(blk, q_s, qc, dc, kv_copy), wait_tile(blk, do_s, qc, dc, kv_copy)
+      carried = () if carry is None else (carry(UOp.group(qc, dc)),)
+      # K's and V's A fragments, held across the query loop where the target's budget holds them, else read again each step
+      kt, vt = (wait_tile(blk, x if hold_kv else x.after(it), kv_copy) for x in (k_s, v_s))
     # per column (query) statistics: log2-domain logsumexp (+inf past Nq) and delta
     cols = [i0 + q0 + cc for cc in col_coords(blk, ncols)]
     stat = (b * H + h) * Nq
@@ -262,14 +273,44 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     dsa = a_operand(blk, dp, rows0, q.dtype, via=ds_via) if S == 1 else shared(dp, ds_s, q.dtype)
     dk_done = acc_mma(dk_acc, dsa, qt)
     dq_done = () if dqa is None else (dq_add(dp, kt, tile, h),)
+    # a ring's slots are released once every product reading them is done (wgmma_tile waits for each)
+    if ring: return UOp.group(dv_done, dk_done, *[release(blk, bars, ring_empty(ring, j, slot), dv_done, dk_done) for j in range(2)]).end(it)
     # the next query tile's copies overwrite what this step read (through ldmatrix, which tinygrad's barriers do not see)
     return UOp.group(dv_done, dk_done, *dq_done, *carried).barrier().end(it)
+
+  # the stages' (masked, trips) and each trip's query tile (where no block map lists them)
+  stages = [(masked, bound) for count, masked, bound in ((n_masked, True, n_masked), (n_free, one_stage, n_free if trips is None else trips))
+            if (count if isinstance(count, int) else count.vmax) > 0]
+  tile_of = lambda masked, it: q_lo + it if masked else n_qt - 1 - it
+  n_pos = sum(bound for _, bound in stages)   # positions a head
+  if ring:
+    if general: raise ValueError(f"{cfg}: the backward's ring walks causal or full query tiles, not a block map's")
+    bars = ring_barriers(blk, ring, (tmaps.index(0), tmaps.index(16)), qg, dog)
+    def fill(prev:UOp) -> UOp:
+      """the producer: every head's stages in the consumers' order, Q and dO of each query tile into the ring. One loop over all the
+      positions: with a loop a head, tinygrad 0.14's linearizer declared the block's first key inside it, out of the sight of the
+      consumers' code after it (nvcc: undefined identifier)"""
+      pp = blk.range(blk.producing.where(G * n_pos, 0))
+      gp, p = (pp // n_pos, pp % n_pos) if G > 1 else (0, pp)
+      (masked0, n0_pos), *rest = stages
+      tile = tile_of(masked0, p) if not rest else (p < n0_pos).where(tile_of(masked0, p), tile_of(rest[0][0], p - n0_pos))
+      copy = lambda j, dst, row0, ok, i: bulk_copy_tile(blk, dst, tmaps.index(16 * j), row0, b * H + hk * G + gp, bars.index(i))
+      return fill_ring(blk, ring, bars, q_s, do_s, copy, pp, lambda _: tile * BQ, None, prev).end(pp)
+    start = producer(blk, cfg, bars, fill)   # type: ignore[arg-type]
+    # K and V copied by the consumers (the producer has left), waited for once
+    k_s, v_s = k_s.after(start), v_s.after(start)
+    kv_copy = UOp.group(copy_k(kv_base), copy_v())
+    k_ready, v_ready = wait_tile(blk, k_s, kv_copy), wait_tile(blk, v_s, kv_copy)
+    dk_acc, dv_acc = dk_acc.after(start), dv_acc.after(start)
+  init = UOp.group(dk_acc.store(dk_acc.const_like(0)), dv_acc.store(dv_acc.const_like(0)))
+  dk_acc, dv_acc = dk_acc.after(init), dv_acc.after(init)
 
   if not general: g = blk.range(G, AxisType.REDUCE)
   state, dones = (dk_acc.after(g), dv_acc.after(g)), []
   if general and plan.listed:  # the step's tile index, carried in a register: each is loaded a step before its copies (see attend); per head
     tix = blk.reg((1,), dtypes.int32)
     tix = tix.after(tix.after(g)[0].store(plan.index(0)))
+  off: UOp|int = 0
   for count, masked, bound in ((n_masked, True, n_masked), (n_free, one_stage, n_free if trips is None else trips)):
     if (count if isinstance(count, int) else count.vmax) <= 0: continue
     it = blk.range(bound, AxisType.REDUCE)
@@ -281,9 +322,11 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
         tile = plan.carried((tx:=tix.after(*dones, it))[0])
         carry = lambda copies, p=p, tx=tx: tx.after(copies)[0].store(plan.index(p + 1))
       if real is not None: tile = real.where(tile, 0)
-    else: tile, real, carry = q_lo + it if masked else n_qt - 1 - it, None, None
+    else: tile, real, carry = tile_of(masked, it), None, None
+    pos = g * n_pos + off + it if ring else None   # the ring's position
+    off = off + bound
     dones.append(q_step(it, tile, g, *[x.after(*dones) for x in state], masked=masked, after=tuple(dones), variant=2 + 2 * len(dones),
-                        real=real, carry=carry).barrier())
+                        real=real, carry=carry, pos=pos).barrier())
   g_done = dones[-1].end(g) if dones else None  # each stage comes after the one before it, so the last one ends the head loop
   dk_acc, dv_acc = (dk_acc.after(g_done), dv_acc.after(g_done)) if g_done is not None else (dk_acc, dv_acc)
 
@@ -295,7 +338,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   if cfg.dq and dq_stage is not None: stores.append(reduce_done(blk, dq_stage, *stores))   # its LDS read before the block exits
   flops = 2 * (5 if cfg.dq else 4) * B * H * Nq * Nk * D // (2 if causal else 1)
   nbytes = (2 * B * H * Nq + 4 * B * Hkv * Nk) * D * q.dtype.itemsize + (8 * B * H * Nq * D * math.ceil(Nk / BK) if cfg.dq else 0)
-  info = _info(mods.name("fa_bwd_dkdvq" if cfg.dq else "fa_bwd_dkdv", D), flops, nbytes, cfg)
+  info = _info(mods.name("fa_bwd_dkdvq" if cfg.dq else "fa_bwd_dkdv", D), flops, nbytes, cfg, blk.threads if ring else 0)
   return UOp.group(*stores).end(blk.warp, blk.lane).end(*grid).sink(arg=info).rtag(1)
 
 def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:UOp, target:Target, cfg:BwdConfig, causal:bool=False,
@@ -303,9 +346,12 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   """dQ. Shapes as in flash_bwd_dkdv, dq like q. Per block: cfg.block_m query rows of one head, split over the warps, walking the
   KV tiles (cfg.block_n keys) as the forward does (masked tiles first, tiles above a causal diagonal never): S = Q·Kᵀ, P = exp(S·scale − lse),
   dP = dO·Vᵀ, dS = P∘(dP − delta), dQ += dS·K·scale. With cfg.split, as dK/dV's: the warps of a row group split S and dP by key
-  columns and dQ by head-dim columns (BwdConfig.cols), dS shared through LDS."""
+  columns and dQ by head-dim columns (BwdConfig.cols), dS shared through LDS. With cfg.ring (Hopper, tma) the last arg is the tensor
+  maps of k and v (the forward's), from which a producer warpgroup bulk-copies the KV tiles into a ring, as the forward's does."""
   mods = mods or Mods(causal=causal)
   causal = mods.causal
+  ring = cfg.ring
+  if ring: args, tmaps = args[:-1], flat(args[-1])
   B, H, Nq, D = q.shape
   Hkv, Nk = k.shape[1], k.shape[2]
   target = cfg.check(target, D)   # narrowed where the head dim or the tile's columns need it
@@ -316,7 +362,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   c = sc * LOG2E
 
   args, grid, b, h, mb = launch(mods, args, B, H, math.ceil(Nq / BM), last_first=True)
-  blk = Block(target, W)
+  blk = Block(target, W, producer=ring > 0)
   m0 = mb * BM
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
   kg, vg = flat(k), flat(v)
@@ -331,7 +377,15 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   # Q and dO fragments to registers once (Hopper: wgmma reads them from LDS, in its swizzle atoms with K and V); the rows'
   # log2-domain logsumexp and delta too
   wg = S == 1 and cfg.by_wgmma(target, D)
-  q_s, do_s, k_s, v_s = (smem(blk, n, S * DC, q.dtype, atom=64 if wg else 0) for n in (BM, BM, BN, BN))
+  q_s, do_s, k_s, v_s = (smem(blk, rows, S * DC, q.dtype, atom=64 if wg else 0, n=n) for rows, n in ((BM, 1), (BM, 1), (BN, max(ring, 1)), (BN, max(ring, 1))))
+  stats = (flat(lse), flat(delta))
+  if ring:   # the producer fills the ring with every KV tile of the plan, then leaves; the consumers copy Q and dO
+    if mods.masks_more: raise ValueError(f"{cfg}: the backward's ring walks causal or full key tiles, not a block map's")
+    bars = ring_barriers(blk, ring, (tmaps.index(0), tmaps.index(16)), kg, vg)
+    pp = blk.range(blk.producing.where(plan.n_masked + plan.n_free, 0))
+    copy = lambda j, dst, n0, ok, i: bulk_copy_tile(blk, dst, tmaps.index(16 * j), n0, b * Hkv + h // (H // Hkv), bars.index(i))
+    start = producer(blk, cfg, bars, lambda prev: fill_ring(blk, ring, bars, k_s, v_s, copy, pp, lambda p: plan.tile(p) * BN, None, prev).end(pp))  # type: ignore[arg-type]
+    q_s, do_s, stats = q_s.after(start), do_s.after(start), tuple(x.after(start) for x in stats)
   qc = copy_tile(blk, q_s, flat(q), rows_at(q_base, D), Nq - m0, cols=D)
   dc = copy_tile(blk, do_s, flat(do), rows_at(q_base, D), Nq - m0, variant=1, cols=D)
   q_s, do_s = wait_tile(blk, q_s, qc, dc), wait_tile(blk, do_s, qc, dc)
@@ -349,23 +403,27 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   nrows = lane_rows(blk, WM // M)
   rows = [m0 + rows0 + r for r in row_coords(blk, nrows)]
   stat = (b * H + h) * Nq
-  lse2 = no_key_rows(load_vec(blk, flat(lse), [stat + r for r in rows], [r < Nq for r in rows]))
-  dlt = load_vec(blk, flat(delta), [stat + r for r in rows], [r < Nq for r in rows])
+  lse2 = no_key_rows(load_vec(blk, stats[0], [stat + r for r in rows], [r < Nq for r in rows]))
+  dlt = load_vec(blk, stats[1], [stat + r for r in rows], [r < Nq for r in rows])
   # where a block map lists the tiles, the step's tile index is carried in a register, each loaded a step before its copies need it
   # (see attend); the arithmetic of the other plans is cheaper done again
   tix = blk.reg((1,), dtypes.int32)
-  init = UOp.group(dq_acc.store(dq_acc.const_like(0)), *([tix[0].store(plan.index(0))] if plan.listed else []))
+  init = UOp.group((dq_acc if not ring else dq_acc.after(start)).store(dq_acc.const_like(0)), *([tix[0].store(plan.index(0))] if plan.listed else []))
   dq_acc, tix = dq_acc.after(init), tix.after(init)
 
   def kv_step(it:UOp, p0:UOp|int, dq_acc:UOp, tix:UOp, masked:bool, after:tuple, variant:int) -> UOp:
     dq_acc, tx = dq_acc.after(it), tix.after(it)
     p = p0 + it
     nt0 = (plan.carried(tx[0]) if plan.listed else plan.tile(p)) * BN
-    ok_rows = Nk - nt0 if masked else None
-    kc = copy_tile(blk, k_s.after(it, *after), kg, rows_at(kv_base + nt0 * D, D), ok_rows, variant=variant, cols=D)
-    vc = copy_tile(blk, v_s.after(it, *after), vg, rows_at(kv_base + nt0 * D, D), ok_rows, variant=variant + 1, cols=D)
-    if plan.listed: dq_acc = dq_acc.after(tix.after(kc, vc)[0].store(plan.index(p + 1)))
-    kt, vt = wait_tile(blk, k_s, kc, vc), wait_tile(blk, v_s, kc, vc)
+    if ring:   # the producer's copies: K_p and V_p wait in slot p % ring, each slot's phase the parity of its use
+      slot, phase = p % ring, p // ring % 2
+      kt, vt = (wait_bulk(blk, t.nth(slot), bars.index(ring_full(ring, j, slot)), phase, it, *after, sync=False) for j, t in enumerate((k_s, v_s)))
+    else:
+      ok_rows = Nk - nt0 if masked else None
+      kc = copy_tile(blk, k_s.after(it, *after), kg, rows_at(kv_base + nt0 * D, D), ok_rows, variant=variant, cols=D)
+      vc = copy_tile(blk, v_s.after(it, *after), vg, rows_at(kv_base + nt0 * D, D), ok_rows, variant=variant + 1, cols=D)
+      if plan.listed: dq_acc = dq_acc.after(tix.after(kc, vc)[0].store(plan.index(p + 1)))
+      kt, vt = wait_tile(blk, k_s, kc, vc), wait_tile(blk, v_s, kc, vc)
     s = acc_tile(blk, WM // M, KC // N)
     if wg: s = s.after(wgmma_tile(blk, s.after(kt.buf), q_s, kt))
     else:
@@ -385,6 +443,9 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
     ds = p_rows * (dp_rows - dlt.reshape(nrows, 1).expand(dp_rows.shape))
     dp = dp.after(dp_rows.store(ds if dsc is None else ds * rows_view(blk, dsc)))
     dsa = a_operand(blk, dp, rows0, k.dtype, via=ds_via, shared=k0 if S > 1 else None)
+    if ring:   # a ring's slots are released once the products reading them are done (wgmma_tile waits for each)
+      dq_done = wgmma_tile(blk, dq_acc, lambda kk: dsa(0, kk), kt, b_kn=True, add=True)
+      return UOp.group(dq_done, *[release(blk, bars, ring_empty(ring, j, slot), dq_done) for j in range(2)]).end(it)
     # the next KV tile's copies overwrite what this step read (through ldmatrix, which tinygrad's barriers do not see)
     if wg: return wgmma_tile(blk, dq_acc, lambda kk: dsa(0, kk), kt, b_kn=True, add=True).barrier().end(it)
     return mma(blk, dq_acc, dsa, lambda c0, kk: frags_b(blk, kt, d0 + c0, kk * K, trans=True), BN // K, a_reads=S > 1).barrier().end(it)
@@ -398,5 +459,5 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   dq_acc = dq_acc.after((dq_rows:=rows_view(blk, dq_acc)).store(dq_rows * sc))
   store = store_acc(blk, dq_acc, q_s.after(*dones), rows0, flat(dq), rows_at(q_base, D), Nq - m0, cols0=d0, cols=D)   # through Q's LDS tile (see dK/dV)
   flops = 3 * 2 * B * H * Nq * Nk * D // (2 if causal else 1)
-  info = _info(mods.name("fa_bwd_dq", D), flops, (3 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize, cfg)
+  info = _info(mods.name("fa_bwd_dq", D), flops, (3 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize, cfg, blk.threads if ring else 0)
   return store.end(blk.warp, blk.lane).end(*grid).sink(arg=info).rtag(1)

@@ -113,8 +113,11 @@ class BwdConfig:
   # LDS, transposed; the target's atomics, or on Hopper a float32 stage in LDS added by the bulk copy engine), so no dQ kernel
   # recomputes S and dP
   dq: bool = False
-  tma: ClassVar[bool] = False   # the backward's copies are the target's async copies, issued by its own warps
-  ring: ClassVar[int] = 0
+  # dK/dV only, Hopper: warp specialisation as the forward's (FwdConfig.ring), a producer warpgroup bulk-copying each query tile's Q
+  # and dO into a ring of this many slots ahead of the consumer warpgroups, who release a slot once its products are done: no copy
+  # or block barrier in their step. Else the backward's copies are the target's async copies, issued by its own warps
+  tma: bool = False
+  ring: int = 0
   pingpong: ClassVar[bool] = False
   persistent: ClassVar[bool] = False
   def cols(self, d:int) -> int: return FwdConfig.cols(self, d)  # type: ignore[arg-type]
@@ -124,7 +127,7 @@ class BwdConfig:
     ds_tiles = 0 if self.split == 1 and target.mma_device == "CUDA" else 2 * self.block_m * row(self.block_n)
     # with dq: dS's transposed tile, and on Hopper dQ's part staged in float32 for its bulk adds
     dq = (itemsize * self.block_n * row(self.block_m) + (4 * self.block_n * d if target.tma is not None else 0)) if self.dq else 0
-    return itemsize * (2 * (self.block_m + self.block_n) * row(self.split * self.cols(d)) + ds_tiles) + dq
+    return itemsize * (2 * (self.block_m + self.block_n * max(self.ring, 1)) * row(self.split * self.cols(d)) + ds_tiles) + dq
   def by_wgmma(self, target:Target, d:int) -> bool:
     """the block's products by wgmma (Hopper): one 16-row MMA tile per warp, whole warpgroups, the head dim in 64-column swizzle atoms
     (with split: each warpgroup's head-dim columns too, and P's and dS's tiles, which the products read from LDS)"""
@@ -143,20 +146,28 @@ class BwdConfig:
   def check(self, target:Target, d:int) -> Target:
     target = FwdConfig.check(self, target, d)  # type: ignore[arg-type]
     if self.dq: self.dq_warps(target, d)
+    if self.tma and (not self.ring or self.dq): raise ValueError(f"{self}: the backward's bulk copies fill a producer's ring (tr), without q")
     return target
   def __str__(self) -> str: return FwdConfig.__str__(self) + ("q" if self.dq else "")  # type: ignore[arg-type]
   @staticmethod
   def parse(s:str) -> BwdConfig:
-    """the config str() names, e.g. 64x32x4, 64x64x4x3, 64x64x8s2, 64x64x4q"""
+    """the config str() names, e.g. 64x32x4, 64x64x4x3, 64x64x8s2, 64x64x4q, 128x64x8tr2"""
     body, _, split = s.removesuffix("q").partition("s")
-    return BwdConfig(*map(int, body.split("x")), split=int(split or 1), dq=s.endswith("q"))  # type: ignore[arg-type]
+    body, _, ring = body.partition("r")
+    return BwdConfig(*map(int, body.removesuffix("t").split("x")), split=int(split or 1), dq=s.endswith("q"),  # type: ignore[arg-type]
+                     tma=body.endswith("t"), ring=int(ring or 0))
 
-def default_bwd_configs(target:Target, d:int, mods:str="") -> tuple[BwdConfig, BwdConfig]:
+def default_bwd_configs(target:Target, d:int, mods:str="", one_device:bool=True) -> tuple[BwdConfig, BwdConfig]:
   """(dK/dV, dQ) configs: 64 rows over 4 warps and 32 columns fit 48 KB of LDS up to D=128 in both; with wgmma 64 columns (64 KB
   at D=128, dynamic shared memory): on the H100 causal N=16384 D=128 8.53 → 7.49 ms, the document mask 3.60 → 3.05 ms, and faster
   on every sweep shape tried (docs/journal.md, 2026-11-25); dQ in 3 blocks an SM (168 registers, no spill: 3 x 64 KB of LDS), causal
   7.27 → 6.80 ms and the document mask 2.78 → 2.49 ms with the 64-bit copy addresses (2026-11-25, second session); at D=64 dK/dV
   in 3 blocks an SM too (168 registers), +1-19% on the sweep's D=64 shapes (2026-11-25, sixth session; D=128's has none to spare)"""
+  # at D=128 on Hopper a producer warpgroup bulk-copies each step's tiles into a ring (full or causal attention, one device: the
+  # producer walks every tile; only timed so): H200, N=1024-16384, +4-5% non-causal, causal +4% at 4096 and +11% at 16384 (6.61 ->
+  # 5.93 ms at N=16384 beside 64x64x4 and 64x64x4x3); at D=64 it trails (-3 to -27%; docs/journal.md 2026-11-29)
+  if target.tma is not None and d == 128 and one_device and not beyond(mods):
+    return BwdConfig(128, 64, 8, tma=True, ring=2) if "causal" in mods else BwdConfig(64, 64, 4, 2, tma=True, ring=2), BwdConfig(64, 64, 4, 2, tma=True, ring=2)
   if target.warpgroups and d % 64 == 0 and d <= 128: return BwdConfig(64, 64, 4, 3 if d == 64 else 0), BwdConfig(64, 64, 4, 3)
   # at D=256 a warp's dK and dV of whole rows are 256 registers a thread: with wgmma two warpgroups split them along the head dim
   # (H100, B·N = 16k, H = 8: 91 -> 281 TFLOPS non-causal at N=4096, 1.06-1.14x FA2; dQ's 64x32x4 has no spill; 2026-11-26, tenth session)

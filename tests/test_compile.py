@@ -83,14 +83,15 @@ def test_hazard_check_finds_a_missing_barrier(monkeypatch):
   assert lds_hazards(linear(fwd_sink(SM80, 64, True), "sm_90")) != []
 
 def bwd_sinks(target, D, causal, dtype=dtypes.half, Nq=1000, Nk=900, H=4, Hkv=2, cfgs=None):
-  """the dK/dV and dQ kernels on a GQA shape with tails (at cfgs, else the default configs)"""
+  """the dK/dV and dQ kernels on a GQA shape with tails (at cfgs, else the default configs; a producer's ring's tensor maps last)"""
   q, do, dq = [((2, H, Nq, D), dtype)] * 3
   kv = ((2, Hkv, Nk, D), dtype)
   rows = ((2, H, Nq), dtypes.float)
   ps = lambda shapes: [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)]
   c_kv, c_q = cfgs or default_bwd_configs(target, D)
-  return (flash_bwd_dkdv(*ps([q, kv, kv, do, rows, rows, kv, kv]), target=target, cfg=c_kv, causal=causal),
-          flash_bwd_dq(*ps([q, kv, kv, do, rows, rows, dq]), target=target, cfg=c_q, causal=causal))
+  maps = lambda c: [((32,), dtypes.uint64)] * c.tma
+  return (flash_bwd_dkdv(*ps([q, kv, kv, do, rows, rows, kv, kv, *maps(c_kv)]), target=target, cfg=c_kv, causal=causal),
+          flash_bwd_dq(*ps([q, kv, kv, do, rows, rows, dq, *maps(c_q)]), target=target, cfg=c_q, causal=causal))
 
 # gfx1100's backward kernels build by default with the mods (test_masked_kernels); these plain ones with FA_UOP_SLOW=1
 @pytest.mark.parametrize("arch,dtype", [slow("gfx1100", dtypes.half), slow("gfx1100", dtypes.bfloat16), ("sm_90", dtypes.half), ("sm_90", dtypes.bfloat16)],

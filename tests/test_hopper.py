@@ -240,13 +240,15 @@ def test_backward_split_on_hopper(rng, D, cfg):
 
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
 def test_backward_builds_for_sm_90a():
-  """the backward as the H100 gets it (64x64x4 at D=128, 64 KB of LDS: dynamic shared memory): nvcc builds both kernels for sm_90a
-  with every product by wgmma (dK/dV: Sᵀ and dPᵀ from LDS, n = the query tile; dV and dK with Pᵀ and dSᵀ from registers, n = D; dQ
-  likewise), no mma.sync, no wgmma serialized by ptxas, and no LDS race; dQ asks for 3 blocks an SM, dK/dV for none"""
+  """the backward as the H100 gets it without a producer's ring (masks beyond causal, sharded; 64x64x4 at D=128, 64 KB of LDS: dynamic
+  shared memory): nvcc builds both kernels for sm_90a with every product by wgmma (dK/dV: Sᵀ and dPᵀ from LDS, n = the query tile; dV
+  and dK with Pᵀ and dSᵀ from registers, n = D; dQ likewise), no mma.sync, no wgmma serialized by ptxas, and no LDS race; dQ asks for
+  3 blocks an SM, dK/dV for none"""
   from test_compile import bwd_sinks
-  from fa_uop import BwdConfig
+  from fa_uop import BwdConfig, default_bwd_configs
   from fa_uop.target import DSMEM_MARK
-  for sink, n, blocks in zip(bwd_sinks(SM90A, 128, True), (64, 64), (0, 3)):
+  assert default_bwd_configs(SM90A, 128, "causal_w") == default_bwd_configs(SM90A, 128, "causal", one_device=False)
+  for sink, n, blocks in zip(bwd_sinks(SM90A, 128, True, cfgs=default_bwd_configs(SM90A, 128, "causal_w")), (64, 64), (0, 3)):
     ptx = compile_source(src:=render(sink, "sm_90a"), "sm_90a")
     assert ".extern .shared .align 1024 .b8 fa_dsmem[];" in ptx and f"{DSMEM_MARK} 65536" in ptx and cuda_resources(src, "sm_90a")["wgmma_serialized"] == 0
     for shape in (f"m64n{n}k16", "m64n128k16"): assert f"wgmma.mma_async.sync.aligned.{shape}.f32.f16.f16" in ptx, shape
@@ -291,7 +293,8 @@ def test_causal_dkdv_in_one_stage_builds(arch, Nq, Nk):
 @pytest.mark.parametrize("mask", ["causal", "document"])
 @pytest.mark.parametrize("kernel,D,spill", [("dq", 128, 0), ("dkdv", 64, 32)])
 def test_fits_three_blocks(mask, kernel, D, spill):
-  """the H100's default configs that ask for 3 blocks an SM fit them (168 registers or fewer), causal and with a document mask_mod
+  """the H100's default configs that ask for 3 blocks an SM (those without a producer's ring: sharded, masks beyond causal) fit them
+  (168 registers or fewer), causal and with a document mask_mod
   (tile indices from a block map), N=16384: dQ at D=128 with no spill (it took 220-244 registers before its copies' row guards went
   where a tile's bounds rule them out and their addresses were summed in 64 bits, and ran 4-14% slower at 2 blocks an SM), dK/dV
   at D=64 with at most `spill` bytes (ptxas: 24 causal, 28 document; 3 blocks measured 1-19% faster than 2: docs/performance.md, 2026-11-25)"""
@@ -299,8 +302,8 @@ def test_fits_three_blocks(mask, kernel, D, spill):
   from fa_uop import flash_bwd_dkdv, flash_bwd_dq, default_bwd_configs
   from fa_uop.mods import Mods
   H, N = 16, 16384
-  cfg = default_bwd_configs(SM90A, D)[kernel == "dq"]
   mods = Mods(causal=True, mask_mod=lambda b, h, qi, kj, d: d[b, qi].eq(d[b, kj]), n_args=1) if mask == "document" else Mods(causal=True)
+  cfg = default_bwd_configs(SM90A, D, mods.tag, one_device=False)[kernel == "dq"]
   shapes = [((1, H, N, D), dtypes.half)] * 4 + [((1, H, N), dtypes.float)] * 2 + [((1, H, N, D), dtypes.half)] * (1 if kernel == "dq" else 2)
   if mask == "document":   # the document ids, then the block map (counts, tile lists) and the schedule
     nR, nC = N // cfg.block_m, N // cfg.block_n
@@ -477,6 +480,89 @@ def test_warp_specialised_configs_checked():
   with pytest.raises(ValueError): FwdConfig(64, 64, 4, tma=True, ring=1).check(SM80, 128)
   assert FwdConfig(64, 64, 4, tma=True, ring=2).lds_bytes(SM90A, 128) == 2 * (64 + 4 * 64) * 128
 
+def bwd_on_hopper(rng, causal:bool, cfgs, D:int, tol:float=0.0):
+  """the backward's kernels at cfgs (dK/dV, dQ) on the H100 or H200 against float64, outputs poisoned, GQA, tails; then
+  flash_attention_backward with them under TinyJit, replayed on fresh inputs, as eager within tol (0: equal)"""
+  from tinygrad import TinyJit
+  from fa_uop import flash_attention, flash_attention_backward
+  from test_backward import check_kernels
+  check_kernels(rng, causal, hopper(Device.DEFAULT), cfgs, 2, 4, 2, 200, 230, D, device=Device.DEFAULT)
+  r = rng[0]
+  rand = lambda *sh: Tensor(r.standard_normal(sh).astype(np.float32)).cast(dtypes.half).contiguous().realize()
+  step = TinyJit(lambda *xs: [g.realize() for g in flash_attention_backward(*xs, causal=causal, configs=cfgs)])
+  for i in range(3):
+    q, k, v, do = rand(2, 8, 1000, D), rand(2, 4, 1000, D), rand(2, 4, 1000, D), rand(2, 8, 1000, D)
+    o, lse = (x.realize() for x in flash_attention(q, k, v, causal=causal, return_lse=True))
+    got = [host(g) for g in step(q, k, v, o, lse, do)]
+    for name, g, e in zip(("dq", "dk", "dv"), got, flash_attention_backward(q, k, v, o, lse, do, causal=causal, configs=cfgs)):
+      assert (np.allclose(g, host(e), rtol=tol, atol=tol) if tol else (g == host(e)).all()), f"jit call {i}: {name}"
+
+def test_backward_ring_configs_checked(monkeypatch, no_kernel):
+  """the backward's ring: named as the forward's, bulk copies only into a ring, not with the dQ accumulation, and not beside a window
+  or mask_mod (their block maps list tiles the producer does not walk): each a ValueError before any kernel is built, on a Hopper
+  device (its target stands in here)"""
+  import fa_uop.api
+  from fa_uop import BwdConfig, flash_attention_backward
+  from fa_uop.target import SM80
+  assert str(c:=BwdConfig(128, 64, 8, tma=True, ring=2)) == "128x64x8tr2" and BwdConfig.parse("128x64x8tr2") == c and BwdConfig.parse("64x64x4x3") == BwdConfig(64, 64, 4, 3)
+  assert c.lds_bytes(SM90A, 128) == 2 * 2 * (128 + 2 * 64) * 128 and c.check(SM90A, 128) == SM90A
+  for bad in (BwdConfig(128, 64, 8, tma=True), BwdConfig(128, 64, 8, tma=True, ring=2, dq=True), BwdConfig(128, 64, 8, ring=2)):
+    with pytest.raises(ValueError): bad.check(SM90A, 128)
+  with pytest.raises(ValueError): c.check(SM80, 128)
+  monkeypatch.setattr(fa_uop.api, "_check", lambda *a, **kw: SM90A)
+  q = Tensor.empty(1, 2, 256, 128, dtype=dtypes.half, device="PYTHON")
+  lse = Tensor.empty(1, 2, 256, dtype=dtypes.float, device="PYTHON")
+  ok = BwdConfig(64, 64, 4)
+  for kw in (dict(configs=(ok, c), window=(64, 0)), dict(configs=(c, ok), window=(64, 0)), dict(configs=(c, ok), mask_mod=lambda b, h, qi, kj: qi >= kj)):
+    with pytest.raises(ValueError, match="ring"): flash_attention_backward(q, q, q, q, lse, q, **kw)
+
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
+@pytest.mark.parametrize("kernel,c,D,causal", [("dkdv", "128x64x8tr2", 128, False), ("dkdv", "64x64x4x2tr2", 128, False), slow("dkdv", "128x64x8tr2", 64, True),
+                                                ("dkdv", "128x32x8tr3", 64, True), ("dq", "64x64x4x2tr2", 128, True), slow("dq", "128x64x8tr2", 64, False), slow("dq", "64x64x4x2tr3", 64, False)],
+                         ids=str)
+def test_backward_ring_builds_for_sm_90a(kernel, c, D, causal):
+  """the backward's kernels with a producer's ring (GQA and tails both sides): nvcc builds them for sm_90a; the producer's one loop (a
+  wait for a slot's release, then the tiles' boxes: Q and dO for dK/dV, K and V for dQ) and its exit before the consumers' code, which
+  copy the other two tiles once and meet at no block barrier in the loop: a wait for each tile and a release of each a stage; the
+  producer's registers handed over (24 kept, the rest to the consumers); every parameter kept (the ring's tiles read only through the
+  tensor maps); no wgmma serialized and no spill (dK/dV's causal tiles in one stage, each masked)"""
+  from tinygrad import UOp
+  from tinygrad.uop.ops import Ops
+  from fa_uop import flash_bwd_dkdv, flash_bwd_dq, BwdConfig
+  from fa_uop.target import DSMEM_MARK
+  cfg = BwdConfig.parse(c)
+  q, kv, rows = ((2, 4, 1000, D), dtypes.half), ((2, 2, 900, D), dtypes.half), ((2, 4, 1000), dtypes.float)
+  outs, fn = ([kv, kv], flash_bwd_dkdv) if kernel == "dkdv" else ([q], flash_bwd_dq)
+  ps = [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate([q, kv, kv, q, rows, rows, *outs, ((32,), dtypes.uint64)])]
+  sink = fn(*ps, target=SM90A, cfg=cfg, causal=causal)
+  # the loop's stages: dQ's masked one (the diagonal's tiles, the key tail of 900) and free one; dK/dV's one, causal or not
+  src, stages, threads = render(sink, "sm_90a"), 2 if kernel == "dq" else 1, cfg.warps * 32
+  assert sorted(u.arg.slot for u in linear(sink, "sm_90a") if u.op is Ops.PARAM) == list(range(len(ps)))
+  # LDS as the config counts it (every slot of the ring), and 1 KB of mbarriers
+  assert f"{DSMEM_MARK} {cfg.lds_bytes(SM90A, D) + 1024}" in src
+  assert "__syncthreads" not in src and "return;" in src and src.count("bar.sync 0;") == 1
+  assert src.index("cp.async.bulk.tensor.3d") < src.index("return;") < src.index("cp.async.cg.shared.global")
+  assert src.count("cp.async.bulk.tensor.3d") == 2 and src.count("mbarrier.try_wait.parity.shared::cta.b64") == 2 + 2 * stages
+  assert src.count("mbarrier.arrive.shared::cta.b64") == 2 * stages
+  split = SM90A.tma.split(threads, cfg.blocks)
+  assert split is not None and f"setmaxnreg.dec.sync.aligned.u32 {split[0]}" in src and f"setmaxnreg.inc.sync.aligned.u32 {split[1]}" in src
+  loop = src[src.index("for (int Ridx"):src.index(f"bar.sync 1, {threads};", src.index("for (int Ridx"))]
+  assert "bar.sync" not in loop and "cp.async.wait_group" not in loop   # the loop: mbarrier waits only
+  r = cuda_resources(src, "sm_90a")
+  assert r["wgmma_serialized"] == 0 and r["spill_stores"] == 0, r
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("c,D,causal", [("128x64x8tr2,", 128, False), ("128x64x8tr2,64x64x4x2tr2", 128, True), ("64x64x4x2tr2,64x64x4x2tr2", 128, False), ("128x64x8tr2,", 64, True),
+                                         ("128x32x8tr3,128x64x8tr2", 64, False)], ids=str)
+def test_backward_ring_on_hopper(rng, c, D, causal):
+  """on an H100 or H200: the backward's kernels with a producer's ring (dK/dV's, and dQ's where named, else the default dQ) against
+  float64, outputs poisoned, GQA, tails; and flash_attention_backward with them under TinyJit, replayed on fresh inputs (the tensor maps
+  pointed anew each call), equal to eager"""
+  from fa_uop import BwdConfig, default_bwd_configs
+  if not Device.DEFAULT.startswith("CUDA") or Device[Device.DEFAULT].renderer.target.arch != "sm_90": pytest.skip("needs DEV=CUDA on an H100 or H200")
+  kv, dq = c.split(",")
+  bwd_on_hopper(rng, causal, (BwdConfig.parse(kv), BwdConfig.parse(dq) if dq else default_bwd_configs(hopper(Device.DEFAULT), D)[1]), D)
+
 @pytest.mark.parametrize("nbytes", [128, 64, 32])
 def test_swizzle_atoms_as_the_hardware(nbytes):
   """tiles.Smem's atoms of 128, 64 and 32 bytes a row put element (r, c) where Hopper's swizzle of that width puts it (CUTLASS's
@@ -603,10 +689,12 @@ def test_kernels_keep_every_buffer_they_are_handed():
   B, H, Hkv, N, D = 2, 4, 2, 1000, 128
   bwd = ph(*[((B, H, N, D), dtypes.half), ((B, Hkv, N, D), dtypes.half), ((B, Hkv, N, D), dtypes.half), ((B, H, N, D), dtypes.half),
              ((B, H, N), dtypes.float), ((B, H, N), dtypes.float)])
-  dkdv, dq = default_bwd_configs(SM90A, D)
-  assert params(flash_bwd_dkdv(*bwd, *ph(*[((1,), dtypes.half)] * 6, ((B, Hkv, N, D), dtypes.half), ((B, Hkv, N, D), dtypes.half))[6:],
-                               target=SM90A, cfg=dkdv, mods=None)) == list(range(8))
-  assert params(flash_bwd_dq(*bwd, *ph(*[((1,), dtypes.half)] * 6, ((B, H, N, D), dtypes.half))[6:], target=SM90A, cfg=dq)) == list(range(7))
+  # the defaults with a producer's ring (one device, full or causal: the ring's tiles read through the maps) and without (masks, sharded)
+  for dkdv, dq in (default_bwd_configs(SM90A, D), default_bwd_configs(SM90A, D, one_device=False)):
+    maps = lambda c, slot: [UOp.placeholder((32,), dtypes.uint64, slot)] * c.tma
+    assert params(flash_bwd_dkdv(*bwd, *ph(*[((1,), dtypes.half)] * 6, ((B, Hkv, N, D), dtypes.half), ((B, Hkv, N, D), dtypes.half))[6:],
+                                 *maps(dkdv, 8), target=SM90A, cfg=dkdv, mods=None)) == list(range(8 + dkdv.tma))
+    assert params(flash_bwd_dq(*bwd, *ph(*[((1,), dtypes.half)] * 6, ((B, H, N, D), dtypes.half))[6:], *maps(dq, 7), target=SM90A, cfg=dq)) == list(range(7 + dq.tma))
   dec = ph(((B, H, 1, D), dtypes.half), ((B, Hkv, N, D), dtypes.half), ((B, Hkv, N, D), dtypes.half), ((B,), dtypes.int32),
            ((B, H, 1, 4, D), dtypes.float), ((B, H, 1, 4), dtypes.float))
   assert params(flash_decode(*dec[:4], None, *dec[4:], target=SM90A, cfg=FwdConfig(16, 64, 1))) == list(range(6))
@@ -652,19 +740,6 @@ def test_dq_accumulation_on_hopper(rng, cfg, D):
   """on an H100 or H200: the dQ accumulation's bulk reduce-adds (blocks of other keys adding into the same rows at once) against
   float64, dK and dV poisoned, causal, GQA, tails; and flash_attention_backward with it under TinyJit, replayed on fresh inputs, as
   eager within rounding (the adds' order varies from run to run)"""
-  from tinygrad import TinyJit
-  from fa_uop import BwdConfig, flash_attention, flash_attention_backward, default_bwd_configs
-  from test_backward import check_kernels
+  from fa_uop import BwdConfig, default_bwd_configs
   if not Device.DEFAULT.startswith("CUDA") or Device[Device.DEFAULT].renderer.target.arch != "sm_90": pytest.skip("needs DEV=CUDA on an H100 or H200")
-  t = hopper(Device.DEFAULT)
-  cfgs = (BwdConfig.parse(cfg), default_bwd_configs(t, D)[1])
-  check_kernels(rng, True, t, cfgs, 2, 4, 2, 200, 230, D, device=Device.DEFAULT)
-  r = rng[0]
-  rand = lambda *sh: Tensor(r.standard_normal(sh).astype(np.float32)).cast(dtypes.half).contiguous().realize()
-  step = TinyJit(lambda *xs: [g.realize() for g in flash_attention_backward(*xs, causal=True, configs=cfgs)])
-  for i in range(3):
-    q, k, v, do = rand(2, 8, 1000, D), rand(2, 4, 1000, D), rand(2, 4, 1000, D), rand(2, 8, 1000, D)
-    o, lse = (x.realize() for x in flash_attention(q, k, v, causal=True, return_lse=True))
-    got = [host(g) for g in step(q, k, v, o, lse, do)]
-    for name, g, e in zip(("dq", "dk", "dv"), got, flash_attention_backward(q, k, v, o, lse, do, causal=True, configs=cfgs)):
-      assert np.allclose(g, host(e), rtol=2e-3, atol=2e-3), f"jit call {i}: {name}"
+  bwd_on_hopper(rng, True, (BwdConfig.parse(cfg), default_bwd_configs(hopper(Device.DEFAULT), D)[1]), D, tol=2e-3)
