@@ -516,6 +516,39 @@ def test_backward_ring_configs_checked(monkeypatch, no_kernel):
   for kw in (dict(configs=(ok, c), window=(64, 0)), dict(configs=(c, ok), window=(64, 0)), dict(configs=(c, ok), mask_mod=lambda b, h, qi, kj: qi >= kj)):
     with pytest.raises(ValueError, match="ring"): flash_attention_backward(q, q, q, q, lse, q, **kw)
 
+def test_backward_defaults_take_the_ring_where_it_runs(monkeypatch):
+  """on Hopper (its target stands in here) the backward's defaults at D=128 take the producer's ring for full and causal attention on
+  one device, through flash_attention_backward and through the forward's gradient: non-causal 64x64x4x2tr2 both, causal 128x64x8tr2 and
+  64x64x4x2tr2; a window, softcap, score_mod or mask_mod, D=64 and a sharded call the kernels without it (the configs the kernels
+  would be built with, recorded before any is)"""
+  import fa_uop.api
+  from conftest import devices
+  from fa_uop import flash_attention, flash_attention_backward, FwdConfig
+  class Built(Exception): pass
+  seen = []
+  def record(target, dkdv, dq, mods, scale): seen.append(f"{dkdv},{dq}"); raise Built
+  monkeypatch.setattr(fa_uop.api, "_check", lambda *a, **kw: SM90A)
+  monkeypatch.setattr(fa_uop.api, "_bwd_builders", record)
+  on = lambda t, devs: t if devs is None else t.shard(devs, axis=0)
+  x = lambda D, devs=None: on(Tensor.empty(2, 2, 256, D, dtype=dtypes.half, device="PYTHON"), devs)
+  lse = lambda devs=None: on(Tensor.empty(2, 2, 256, device="PYTHON"), devs)
+  ring, plain = "64x64x4x2tr2,64x64x4x2tr2", "64x64x4,64x64x4x3"
+  cases = [(dict(), 128, None, ring), (dict(causal=True), 128, None, "128x64x8tr2,64x64x4x2tr2"), (dict(causal=True, window=(64, 0)), 128, None, plain),
+           (dict(softcap=20.0), 128, None, plain), (dict(score_mod=lambda s, b, h, qi, kj: s * 0.5), 128, None, plain),
+           (dict(mask_mod=lambda b, h, qi, kj: qi >= kj), 128, None, plain), (dict(), 64, None, "64x64x4x3,64x64x4x3"),
+           (dict(causal=True), 128, devices("sm_80"), plain)]
+  for kw, D, devs, want in cases:
+    seen.clear()
+    with pytest.raises(Built): flash_attention_backward(*[x(D, devs) for _ in range(4)], lse(devs), x(D, devs), **kw)
+    assert seen == [want], (kw, D, devs, seen)
+  # the gradient of flash_attention takes them too (its grad_fxn builds the backward while tinygrad makes the gradients)
+  for kw, want in ((dict(), ring), (dict(causal=True), "128x64x8tr2,64x64x4x2tr2")):
+    seen.clear()
+    q, k, v = (Tensor.empty(2, 2, 256, 128, dtype=dtypes.half, device="PYTHON") for _ in range(3))
+    # (the forward by cp.async: a bulk-copy one makes its tensor maps through the driver, absent here)
+    with pytest.raises(Built): flash_attention(q, k, v, config=FwdConfig(64, 64, 4), **kw).float().sum().gradient(q, k, v)
+    assert seen == [want], (kw, seen)
+
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
 @pytest.mark.parametrize("kernel,c,D,causal", [("dkdv", "128x64x8tr2", 128, False), ("dkdv", "64x64x4x2tr2", 128, False), slow("dkdv", "128x64x8tr2", 64, True),
                                                 ("dkdv", "128x32x8tr3", 64, True), ("dq", "64x64x4x2tr2", 128, True), slow("dq", "128x64x8tr2", 64, False), slow("dq", "64x64x4x2tr3", 64, False)],
