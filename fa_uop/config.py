@@ -164,8 +164,9 @@ def default_bwd_configs(target:Target, d:int, mods:str="", one_device:bool=True)
   7.27 → 6.80 ms and the document mask 2.78 → 2.49 ms with the 64-bit copy addresses (2026-11-25, second session); at D=64 dK/dV
   in 3 blocks an SM too (168 registers), +1-19% on the sweep's D=64 shapes (2026-11-25, sixth session; D=128's has none to spare)"""
   # at D=128 on Hopper a producer warpgroup bulk-copies each step's tiles into a ring (full or causal attention, one device: the
-  # producer walks every tile; only timed so): H200, N=1024-16384, +4-5% non-causal, causal +4% at 4096 and +11% at 16384 (6.61 ->
-  # 5.93 ms at N=16384 beside 64x64x4 and 64x64x4x3); at D=64 it trails (-3 to -27%; docs/journal.md 2026-11-29)
+  # producer walks every tile; timed so only, and under a softcap nvcc spills causal dK/dV's 108 bytes): H200, N=1024-16384, +4-5%
+  # non-causal, causal +4% at 4096 and +11% at 16384 (6.61 -> 5.93 ms at N=16384 beside 64x64x4 and 64x64x4x3); at D=64 it trails
+  # (-3 to -27%; docs/journal.md 2026-11-29)
   if target.tma is not None and d == 128 and one_device and not beyond(mods):
     return BwdConfig(128, 64, 8, tma=True, ring=2) if "causal" in mods else BwdConfig(64, 64, 4, 2, tma=True, ring=2), BwdConfig(64, 64, 4, 2, tma=True, ring=2)
   if target.warpgroups and d % 64 == 0 and d <= 128: return BwdConfig(64, 64, 4, 3 if d == 64 else 0), BwdConfig(64, 64, 4, 3)
