@@ -145,6 +145,9 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
   else: first_k = copy_tile(blk, k_s, kg, tile(0), nk - n0_of(0) if any_tile is None else any_tile.where(nk - n0_of(0), 0), variant=1, run=run,
                             cols=cols)
   q_s = wait_tile(blk, q_s, copy_tile(blk, q_s, qg, q_rows, nq, cols=cols), first_k)
+  # a persistent tile's K and V waits after its Q: the first one's slot and phase may be the same every tile (n_pos a multiple of
+  # 2 * ring), and anchored on nothing of the tile tinygrad hoisted it out of the tile loop (the tiles after the first read K unwaited)
+  if persist is not None: first_k = q_s.buf
   # a ping-pong (FlashAttention-3's): warpgroup w's products come in turns [S_0], [P·V_{p-1}, S_p], .., [P·V_last], each begun by
   # waiting on its barrier and, once issued, handed to the other warpgroup, so its softmax runs under the other's turn. Warpgroup 1
   # hands warpgroup 0 the first, warpgroup 0 hands it the last after the loop: each then arrives as often as the other waits

@@ -419,6 +419,9 @@ def test_persistent_forward_builds_for_sm_90a(c, D):
   assert within(tiles[0], custom("cp.async.bulk.tensor")) and not within(tiles[0], custom("wgmma"))
   assert within(tiles[1], custom("cp.async.cg.shared.global")) and within(tiles[1], custom("wgmma")) and not within(tiles[1], custom("cp.async.bulk"))
   assert lin[ends[tiles[1]] - 1].op is Ops.BARRIER   # the tile's end
+  # every consumer wait in the tile loop: a K and a V slot's a stage (a one-trip stage's loop removed, its waits alike each tile)
+  waits = lambda lo, hi: sum(1 for u in lin[lo:hi] if custom("mbarrier.try_wait")(u))
+  assert waits(ends[tiles[0]], len(lin)) == waits(lin.index(tiles[1]), ends[tiles[1]]) == 4, waits(ends[tiles[0]], len(lin))
   # a release of each K and V slot a stage (the key tail's masked tile, then the free ones), and with a ping-pong V's last at the tile's end
   assert src.count("mbarrier.arrive.shared::cta.b64") == 4 + cfg.pingpong
   assert sorted(u.arg.slot for u in lin if u.op is Ops.PARAM) == list(range(6))
