@@ -113,9 +113,9 @@ class BwdConfig:
   # LDS, transposed; the target's atomics, or on Hopper a float32 stage in LDS added by the bulk copy engine), so no dQ kernel
   # recomputes S and dP
   dq: bool = False
-  # dK/dV only, Hopper: warp specialisation as the forward's (FwdConfig.ring), a producer warpgroup bulk-copying each query tile's Q
-  # and dO into a ring of this many slots ahead of the consumer warpgroups, who release a slot once its products are done: no copy
-  # or block barrier in their step. Else the backward's copies are the target's async copies, issued by its own warps
+  # Hopper: warp specialisation as the forward's (FwdConfig.ring), a producer warpgroup bulk-copying each step's tiles (Q and dO for
+  # dK/dV, K and V for dQ) into a ring of this many slots ahead of the consumer warpgroups, who release a slot once its products are
+  # done: no copy or block barrier in their step. Else the backward's copies are the target's async copies, issued by its own warps
   tma: bool = False
   ring: int = 0
   pingpong: ClassVar[bool] = False
