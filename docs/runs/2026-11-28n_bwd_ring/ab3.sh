@@ -8,11 +8,11 @@ run() {  # B H N D causal dkdv,dq
   CNT=20 B=$1 H=$2 N=$3 D=$4 CAUSAL=$5 MODE=bwd BWD_CONFIG=$6 timeout 45 python3 bench.py < /dev/null > $OUT/run.txt 2>&1; rc=$?
   grep -E "^fa_uop|Error|error" $OUT/run.txt | cut -c1-160; [ $rc = 0 ] || echo "rc=$rc"
 }
-while read B H N D C CFGS; do for c in ${CFGS//;/ }; do run $B $H $N $D $C $c; done; done 2>&1 <<'SHAPES' | tee $OUT/ab3.log
-16 16 1024 128 0 64x64x4,64x64x4x3;64x64x4x2tr2,64x64x4x2tr2;128x64x8tr2,64x64x4x2tr2
+# the shapes (B H N D causal configs;...) from $SHAPES where given (ab4.sh), its log $LOG
+SHAPES=${SHAPES:-"16 16 1024 128 0 64x64x4,64x64x4x3;64x64x4x2tr2,64x64x4x2tr2;128x64x8tr2,64x64x4x2tr2
 1 16 16384 128 1 128x64x8tr2,64x64x4x3
 4 32 4096 64 1 64x64x4x3,64x64x4x3;128x64x8tr2,64x64x4x3;64x64x4x2tr2,64x64x4x3
 1 32 16384 64 0 64x64x4x2tr2,64x64x4x3
 16 16 1024 128 1 64x64x4,64x64x4x3;128x64x8tr2,64x64x4x3
-16 32 1024 64 0 64x64x4x3,64x64x4x3;64x64x4x2tr2,64x64x4x3
-SHAPES
+16 32 1024 64 0 64x64x4x3,64x64x4x3;64x64x4x2tr2,64x64x4x3"}
+while read B H N D C CFGS; do for c in ${CFGS//;/ }; do run $B $H $N $D $C $c; done; done 2>&1 <<< "$SHAPES" | tee $OUT/${LOG:-ab3.log}
