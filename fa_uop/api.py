@@ -155,11 +155,12 @@ def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, 
   shard.check(("q", "o", "lse", "do"), (q, o, lse, do))
   if configs is not None and (len(configs) != 2 or not all(isinstance(c, BwdConfig) for c in configs)):
     raise TypeError(f"configs must be a pair of BwdConfig (dK/dV, dQ), got {configs!r}")
-  cfg_dkdv, cfg_dq = configs or default_bwd_configs(target, D, mods.tag, one_device=isinstance(q.device, str))
+  one_device = isinstance(q.device, str)
+  cfg_dkdv, cfg_dq = configs or default_bwd_configs(target, D, mods.tag, one_device=one_device)
   for c in (cfg_dkdv, cfg_dq): c.check(target, q.shape[3])
   if cfg_dq.dq: raise ValueError(f"{cfg_dq}: the dQ accumulation (q) is the dK/dV config's, which then runs no dQ kernel")
   for c in (cfg_dkdv, cfg_dq):
-    if c.tma and (mods.masks_more or not isinstance(q.device, str)):
+    if c.tma and (mods.masks_more or not one_device):
       raise ValueError(f"{c}: the backward's ring runs full or causal attention (softcap and score_mod too) on one device")
   do = do.cast(q.dtype).contiguous()
   delta = Tensor.custom_kernel(o.cast(q.dtype).contiguous(), do, shard.empty(lse, (B, H, Nq), dtypes.float32),

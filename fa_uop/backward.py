@@ -311,8 +311,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     tix = blk.reg((1,), dtypes.int32)
     tix = tix.after(tix.after(g)[0].store(plan.index(0)))
   off: UOp|int = 0
-  for count, masked, bound in ((n_masked, True, n_masked), (n_free, one_stage, n_free if trips is None else trips)):
-    if (count if isinstance(count, int) else count.vmax) <= 0: continue
+  for masked, bound in stages:
     it = blk.range(bound, AxisType.REDUCE)
     if general:  # positions from 0 (masked) and from n_masked (unmasked); a phantom trip reads tile 0 and keeps nothing
       p = it if masked else plan.n_masked + it
