@@ -227,7 +227,9 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     i0 = tile * BQ
     if ring:   # the producer's copies: Q and dO of position pos wait in slot pos % ring, each slot's phase the parity of its use
       slot, phase = pos % ring, pos // ring % 2
-      qt, dot = (wait_bulk(blk, t.nth(slot), bars.index(ring_full(ring, j, slot)), phase, it, *after, sync=False) for j, t in enumerate((q_s, do_s)))
+      # behind the producer's exit too: a stage of one trip has no loop to hold its waits, which tinygrad then hoists above the
+      # producer's loop, where the producer waits with the consumers for copies it never issues (a hang: non-causal tails, one tile)
+      qt, dot = (wait_bulk(blk, t.nth(slot), bars.index(ring_full(ring, j, slot)), phase, it, start, *after, sync=False) for j, t in enumerate((q_s, do_s)))
       carried: tuple = ()
       kt, vt = k_ready.after(it), v_ready.after(it)
     else:
@@ -416,7 +418,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
     nt0 = (plan.carried(tx[0]) if plan.listed else plan.tile(p)) * BN
     if ring:   # the producer's copies: K_p and V_p wait in slot p % ring, each slot's phase the parity of its use
       slot, phase = p % ring, p // ring % 2
-      kt, vt = (wait_bulk(blk, t.nth(slot), bars.index(ring_full(ring, j, slot)), phase, it, *after, sync=False) for j, t in enumerate((k_s, v_s)))
+      kt, vt = (wait_bulk(blk, t.nth(slot), bars.index(ring_full(ring, j, slot)), phase, it, start, *after, sync=False) for j, t in enumerate((k_s, v_s)))  # start: see dK/dV
     else:
       ok_rows = Nk - nt0 if masked else None
       kc = copy_tile(blk, k_s.after(it, *after), kg, rows_at(kv_base + nt0 * D, D), ok_rows, variant=variant, cols=D)

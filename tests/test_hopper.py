@@ -484,12 +484,13 @@ def test_warp_specialised_configs_checked():
   assert FwdConfig(64, 64, 4, tma=True, ring=2).lds_bytes(SM90A, 128) == 2 * (64 + 4 * 64) * 128
 
 def bwd_on_hopper(rng, causal:bool, cfgs, D:int, tol:float=0.0):
-  """the backward's kernels at cfgs (dK/dV, dQ) on the H100 or H200 against float64, outputs poisoned, GQA, tails; then
+  """the backward's kernels at cfgs (dK/dV, dQ) on the H100 or H200 against float64, outputs poisoned, GQA, tails, one tile; then
   flash_attention_backward with them under TinyJit, replayed on fresh inputs, as eager within tol (0: equal)"""
   from tinygrad import TinyJit
   from fa_uop import flash_attention, flash_attention_backward
   from test_backward import check_kernels
   check_kernels(rng, causal, hopper(Device.DEFAULT), cfgs, 2, 4, 2, 200, 230, D, device=Device.DEFAULT)
+  check_kernels(rng, causal, hopper(Device.DEFAULT), cfgs, 1, 1, 1, 64, 64, D, device=Device.DEFAULT)   # one tile: stages of one trip
   r = rng[0]
   rand = lambda *sh: Tensor(r.standard_normal(sh).astype(np.float32)).cast(dtypes.half).contiguous().realize()
   step = TinyJit(lambda *xs: [g.realize() for g in flash_attention_backward(*xs, causal=causal, configs=cfgs)])
@@ -586,6 +587,22 @@ def test_backward_ring_builds_for_sm_90a(kernel, c, D, causal):
   assert "bar.sync" not in loop and "cp.async.wait_group" not in loop   # the loop: mbarrier waits only
   r = cuda_resources(src, "sm_90a")
   assert r["wgmma_serialized"] == 0 and r["spill_stores"] == 0, r
+
+@pytest.mark.parametrize("kernel,c", [("dkdv", "64x64x4x2tr2"), ("dkdv", "128x64x8tr2"), ("dq", "64x64x4x2tr2")], ids=str)
+@pytest.mark.parametrize("causal", [False, True])
+def test_backward_ring_waits_after_the_producer_leaves(kernel, c, causal):
+  """the backward's rings (the D=128 defaults): before the producer's exit only its own two waits for a slot's release, at one tile
+  (one query tile for dK/dV, one key tile for dQ: a stage of one trip, no loop to hold its waits) and with tails and GQA (dQ's
+  masked stage of one trip: the key tail). A consumer's wait hoisted above the producer's loop hangs the block (the H200, 4ff6f86)"""
+  from tinygrad import UOp
+  from fa_uop import flash_bwd_dkdv, flash_bwd_dq, BwdConfig
+  wait = "mbarrier.try_wait.parity.shared::cta.b64"
+  for H, Hkv, Nq, Nk in ((1, 1, 64, 64), (4, 2, 200, 230)):
+    q, kv, rows = ((1, H, Nq, 128), dtypes.half), ((1, Hkv, Nk, 128), dtypes.half), ((1, H, Nq), dtypes.float)
+    outs, fn = ([kv, kv], flash_bwd_dkdv) if kernel == "dkdv" else ([q], flash_bwd_dq)
+    ps = [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate([q, kv, kv, q, rows, rows, *outs, ((32,), dtypes.uint64)])]
+    src = render(fn(*ps, target=SM90A, cfg=BwdConfig.parse(c), causal=causal), "sm_90a")
+    assert src[:src.index("return;")].count(wait) == 2 and src.count(wait) >= 4, (H, Hkv, Nq, Nk)
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("c,D,causal", [("128x64x8tr2,", 128, False), ("128x64x8tr2,64x64x4x2tr2", 128, True), ("64x64x4x2tr2,64x64x4x2tr2", 128, False), ("128x64x8tr2,", 64, True),
