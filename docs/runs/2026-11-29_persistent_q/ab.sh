@@ -13,10 +13,10 @@ run() {  # tree B H N D config verify
   (cd $([ $1 = new ] && echo . || echo /tmp/base) && CNT=20 VERIFY=$7 B=$2 H=$3 N=$4 D=$5 CAUSAL=0 MODE=fwd CONFIG=$6 timeout 60 python3 bench.py < /dev/null) > $OUT/run.txt 2>&1
   rc=$?; grep -E "^fa_uop|verify|Error|error" $OUT/run.txt | cut -c1-160; [ $rc = 0 ] || echo "rc=$rc"
 }
-for rep in 1 2; do
+for rep in $(seq ${REPS:-2}); do   # REPS=1 SHORT=1: one pass at N=1024 only (a session's last minutes)
   run base 16 16 1024 128 128x128x8tr2p 0; run base 16 16 1024 128 128x128x8tr2pP 0; run new 16 16 1024 128 128x128x8tr2pP $((rep == 1))
   run base 16 32 1024 64 64x128x4t 0; run base 16 32 1024 64 128x224x8tr2pP 0; run new 16 32 1024 64 128x224x8tr2pP $((rep == 1))
 done
-run base 4 16 4096 128 128x192x8tr2p 0; run base 4 16 4096 128 128x128x8tr2pP 0; run new 4 16 4096 128 128x128x8tr2pP 0
-run base 1 16 16384 128 128x192x8tr2p 0; run base 1 16 16384 128 128x128x8tr2pP 0; run new 1 16 16384 128 128x128x8tr2pP 0
+[ "$SHORT" ] || { run base 4 16 4096 128 128x192x8tr2p 0; [ "$SHORT" ] || { run base 4 16 4096 128 128x128x8tr2pP 0; run new 4 16 4096 128 128x128x8tr2pP 0
+run base 1 16 16384 128 128x192x8tr2p 0; run base 1 16 16384 128 128x128x8tr2pP 0; run new 1 16 16384 128 128x128x8tr2pP 0; }
 } 2>&1 | tee $OUT/ab.log
