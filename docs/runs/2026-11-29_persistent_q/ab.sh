@@ -17,6 +17,6 @@ for rep in $(seq ${REPS:-2}); do   # REPS=1 SHORT=1: one pass at N=1024 only (a 
   run base 16 16 1024 128 128x128x8tr2p 0; run base 16 16 1024 128 128x128x8tr2pP 0; run new 16 16 1024 128 128x128x8tr2pP $((rep == 1))
   run base 16 32 1024 64 64x128x4t 0; run base 16 32 1024 64 128x224x8tr2pP 0; run new 16 32 1024 64 128x224x8tr2pP $((rep == 1))
 done
-[ "$SHORT" ] || { run base 4 16 4096 128 128x192x8tr2p 0; [ "$SHORT" ] || { run base 4 16 4096 128 128x128x8tr2pP 0; run new 4 16 4096 128 128x128x8tr2pP 0
+[ "$SHORT" ] || { run base 4 16 4096 128 128x192x8tr2p 0; run base 4 16 4096 128 128x128x8tr2pP 0; run new 4 16 4096 128 128x128x8tr2pP 0
 run base 1 16 16384 128 128x192x8tr2p 0; run base 1 16 16384 128 128x128x8tr2pP 0; run new 1 16 16384 128 128x128x8tr2pP 0; }
 } 2>&1 | tee $OUT/ab.log
