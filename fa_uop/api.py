@@ -107,22 +107,24 @@ def _tma_template(device:str, dtype, D:int, Nk:int, planes:int, rows:int, nkp:in
 @functools.cache
 def _maps_builder(target:Target): return functools.cache(lambda *ps: flash_tma_maps(*ps, target=target))
 
-def _tensor_maps(target:Target, k:Tensor, v:Tensor, cfg:FwdConfig|BwdConfig, compile_only:bool=False) -> Tensor:
+def _tensor_maps(target:Target, k:Tensor, v:Tensor, cfg:FwdConfig|BwdConfig, compile_only:bool=False, q_rows:bool=False) -> Tensor:
   """the forward's tensor maps of k and v (contiguous, one device; v as the forward reads it: Vᵀ where cfg.reads_vt), pointed at their
-  buffers by a kernel of their own; the backward's ring's of q and do alike (boxes of its block_n query rows)"""
+  buffers by a kernel of their own; the backward's ring's of q and do alike (boxes of its block_n query rows); with q_rows a persistent
+  forward's of q (k and v both q: boxes of its block_m rows)"""
   B, Hkv, Nk, D = k.shape
-  if not compile_only: _compile_maps(target, k.device, k.dtype, k.shape, v.shape, cfg)
+  if not compile_only: _compile_maps(target, k.device, k.dtype, k.shape, v.shape, cfg, q_rows)
   t8 = target.for_dtype(k.dtype)
-  vt = isinstance(cfg, FwdConfig) and cfg.reads_vt(t8, D)
-  tmpl = _tma_template(k.device, k.dtype, D, Nk, B * Hkv, cfg.block_n, v.shape[3] if vt else 0, t8.atom_for(cfg.block_n) * k.dtype.itemsize if vt else 128)
+  vt = isinstance(cfg, FwdConfig) and cfg.reads_vt(t8, D) and not q_rows
+  rows = cfg.block_m if q_rows else cfg.block_n
+  tmpl = _tma_template(k.device, k.dtype, D, Nk, B * Hkv, rows, v.shape[3] if vt else 0, t8.atom_for(rows) * k.dtype.itemsize if vt else 128)
   return Tensor.custom_kernel(tmpl, k, v, Tensor.empty(32, dtype=dtypes.uint64, device=k.device), fxn=_maps_builder(target))[3]
 
 @functools.cache
-def _compile_maps(target:Target, device:str, dtype, shape:tuple[int, ...], vshape:tuple[int, ...], cfg:FwdConfig|BwdConfig) -> None:
+def _compile_maps(target:Target, device:str, dtype, shape:tuple[int, ...], vshape:tuple[int, ...], cfg:FwdConfig|BwdConfig, q_rows:bool=False) -> None:
   """compile the maps' kernel now, alone, on buffers never allocated: tinygrad compiles the new kernels of one realize in worker
   processes once there are two, and starting them and sending them the forward cost a first call about a second (H100)"""
   from tinygrad.engine.realize import lower_and_compile
-  lower_and_compile(_tensor_maps(target, *(Tensor.empty(*s, dtype=dtype, device=device) for s in (shape, vshape)), cfg, True).linear_with_vars()[0])
+  lower_and_compile(_tensor_maps(target, *(Tensor.empty(*s, dtype=dtype, device=device) for s in (shape, vshape)), cfg, True, q_rows).linear_with_vars()[0])
 
 @functools.cache
 def _delta_builder(target:Target): return functools.cache(lambda *ps: flash_bwd_delta(*ps, target=target))
@@ -252,7 +254,9 @@ def _run_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, mods:Mo
   bmap = () if mods.mask_mod is None else _block_map(target, mods, mod_args, q, k, cfg)
   k, v = k.contiguous(), vt_layout(v, t8, cfg.block_n) if cfg.reads_vt(t8:=target.for_dtype(q.dtype), D) else v.contiguous()
   maps = (_tensor_maps(target, k, v, cfg),) if (tma:=_uses_tma(target, cfg, q)) else ()
-  outs = Tensor.custom_kernel(q.contiguous(), k, v, o, lse, *descales, *[t.contiguous() for t in mod_args], *bmap, *maps,
+  q = q.contiguous()
+  if tma and cfg.persistent: maps += (_tensor_maps(target, q, q, cfg, q_rows=True),)   # Q by the producer's bulk copies
+  outs = Tensor.custom_kernel(q, k, v, o, lse, *descales, *[t.contiguous() for t in mod_args], *bmap, *maps,
                               fxn=_fwd_builder(target, cfg, mods, scale, tma, multiprocessors(q.device, target) if tma and cfg.persistent else 0),
                               grad_fxn=None if descales else _fwd_grad(target, mods, scale))
   return outs[3], outs[4]

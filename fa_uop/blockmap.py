@@ -222,12 +222,12 @@ def launch(mods:Mods, args:tuple[UOp, ...], B:int, HX:int, nR:int, last_first:bo
 def persistent_launch(B:int, HX:int, nR:int, last_first:bool, blocks:int) -> tuple[tuple[UOp, ...], UOp, Callable[[UOp], tuple[UOp, UOp, UOp]]]:
   """launch's tiles (without a mask_mod's schedule) on a grid of at most `blocks` blocks (one an SM), block g running tiles g, g + G,
   ... (G blocks): (the grid's range, the trips of this block's loop over its tiles, and at(t): the batch entry, head and row block of
-  its trip t), in launch's order"""
+  its trip t, gi in place of the block's index where given), in launch's order"""
   n = B * HX * nR
   G = min(blocks, n)
   g = UOp.range(G, 0, AxisType.GLOBAL)
-  def at(t:UOp) -> tuple[UOp, UOp, UOp]:
-    i = g + t * G
+  def at(t:UOp, gi:UOp|None=None) -> tuple[UOp, UOp, UOp]:
+    i = (g if gi is None else gi) + t * G
     return i // (HX * nR), i // nR % HX, (nR - 1) - i % nR if last_first else i % nR
   return (g,), (n - 1 - g) // G + 1, at
 

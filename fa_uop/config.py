@@ -21,8 +21,8 @@ class FwdConfig:
   ring: int = 0
   # with a ring and two consumer warpgroups: FlashAttention-3's ping-pong, their products in turns, one's softmax under the other's
   pingpong: bool = False
-  # with a ring: persistent, a block an SM looping over the tiles (its producer fills the ring with the next tile's K and V while the
-  # consumers finish one), FlashAttention-3's static tile scheduler
+  # with a ring: persistent, a block an SM looping over the tiles (its producer copies the next tile's Q into a second slot and fills
+  # the ring with its K and V while the consumers finish one), FlashAttention-3's static tile scheduler
   persistent: bool = False
   # the warps split this many ways along the head dim (the output's columns, cols) and the keys a step (S's columns), each row group's
   # row max exchanged and P shared through LDS (fa_uop.forward.attend); not by wgmma
@@ -55,7 +55,8 @@ class FwdConfig:
     # shared, and the row maxima exchanged (float32, a row group's per column group)
     p_tile = 0 if self.split == 1 and (target.mma_device == "CUDA" or (self.q_in_regs(target, d) and self.block_n <= d)) else \
       self.block_m * row(self.block_n)
-    return target.in_dtypes[0].itemsize * ((self.block_m + 2 * self.block_n * max(self.ring, 1)) * row(self.split * self.cols(d)) + p_tile) + \
+    # a persistent block's Q in two slots: the producer copies the next tile's while the consumers work on this one
+    return target.in_dtypes[0].itemsize * (((1 + self.persistent) * self.block_m + 2 * self.block_n * max(self.ring, 1)) * row(self.split * self.cols(d)) + p_tile) + \
       (4 * self.split * self.block_m if self.split > 1 else 0)
   def check(self, target:Target, d:int) -> Target:
     """raise ValueError where this config cannot run at head dim d on target; else the description its kernels are built with (the

@@ -22,7 +22,8 @@ LAZY = 8.0   # a ping-pong's lazy rescale, in log2 units (see kv_step)
 @dataclass(frozen=True)
 class Persist:
   """a persistent block's state across its tiles (FwdConfig.persistent): the LDS tiles and the ring's mbarriers, made once; start,
-  the consumers' (the producer gone, its registers handed over); base, where this tile's positions start in the ring's sequence"""
+  the consumers' (the producer gone, its registers handed over); base, where this tile's positions start in the ring's sequence; q_s,
+  this tile's Q, landed (the producer's bulk copy)"""
   q_s: Smem
   k_s: Smem
   v_s: Smem
@@ -31,12 +32,12 @@ class Persist:
   base: UOp
 
 def fwd_tiles(blk:Block, cfg:FwdConfig, qdt, vdt, D:int, ring:int) -> tuple[Smem, Smem, Smem]:
-  """the forward's LDS tiles: Q's, then K's and V's (a slot each of a ring); by wgmma in its swizzle atoms, Vᵀ (a row of keys per
-  head-dim column) in the widest its keys fill (at 8 bits 224 keys: 32 bytes)"""
+  """the forward's LDS tiles: Q's (two slots in a persistent block), then K's and V's (a slot each of a ring); by wgmma in its swizzle
+  atoms, Vᵀ (a row of keys per head-dim column) in the widest its keys fill (at 8 bits 224 keys: 32 bytes)"""
   target, S, DC = blk.target, cfg.split, cfg.cols(D)
   wg, vt = cfg.by_wgmma(target, D), cfg.reads_vt(target, D)
   atom = target.atom if wg else 0
-  q_s, k_s = (smem(blk, rows, S * DC, qdt, atom=atom, n=n) for rows, n in ((cfg.block_m, 1), (cfg.block_n, max(ring, 1))))
+  q_s, k_s = (smem(blk, rows, S * DC, qdt, atom=atom, n=n) for rows, n in ((cfg.block_m, 1 + cfg.persistent), (cfg.block_n, max(ring, 1))))
   return q_s, k_s, smem(blk, *((D, cfg.block_n) if vt else (cfg.block_n, S * DC)), vdt, atom=target.atom_for(cfg.block_n) if vt and wg else atom,
                         n=max(ring, 1))
 
@@ -144,7 +145,7 @@ def attend(blk:Block, cfg:FwdConfig, q:UOp, k:UOp, v:UOp, q_rows:Callable[[UOp],
     first_k = kv_copy(0, k_s.after(bars), n0_of(0), any_tile, 0)
   else: first_k = copy_tile(blk, k_s, kg, tile(0), nk - n0_of(0) if any_tile is None else any_tile.where(nk - n0_of(0), 0), variant=1, run=run,
                             cols=cols)
-  q_s = wait_tile(blk, q_s, copy_tile(blk, q_s, qg, q_rows, nq, cols=cols), first_k)
+  if persist is None: q_s = wait_tile(blk, q_s, copy_tile(blk, q_s, qg, q_rows, nq, cols=cols), first_k)   # a persistent tile's has landed
   # a persistent tile's K and V waits after its Q: the first one's slot and phase may be the same every tile (n_pos a multiple of
   # 2 * ring), and anchored on nothing of the tile tinygrad hoisted it out of the tile loop (the tiles after the first read K unwaited)
   if persist is not None: first_k = q_s.buf
@@ -349,6 +350,8 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   assert q.dtype == k.dtype == v.dtype, "q, k and v of one dtype"
   target = cfg.check(target.for_dtype(q.dtype), D)   # its fp8 MMA for 8-bit inputs; narrowed where the head dim or the tile's columns need it
   BM, BN = cfg.block_m, cfg.block_n
+  # a persistent forward's last arg: Q's tensor map (flash_tma_maps of q and q, boxes of BLOCK_M rows), before it K's and V's
+  if tma and cfg.persistent: args, qmaps = args[:-1], flat(args[-1])
   if tma: args, maps = args[:-1], flat(args[-1])
   descales, args = (args[:3], args[3:]) if (fp8:=q.dtype.itemsize == 1) else ((), args)
 
@@ -382,19 +385,35 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
     # ended twice by tinygrad 0.14's linearizer, which then cannot order it)
     assert sms > 0 and mods.tiles_alike, "a persistent forward's grid is the device's SMs, its tiles alike"
     grid, trips, at = persistent_launch(B, H, nR, True, sms)
+    # Q in two slots, each tile's copied by the producer (Q's tensor map, the last arg) ahead of the consumers, who stage the tile's
+    # output through its slot and then release it: the next tile's Q lands in the other while they work, not after their epilogue
     q_s, k_s, v_s = fwd_tiles(blk, cfg, q.dtype, v.dtype, D, ring)
-    bars = ring_barriers(blk, ring, (maps.index(0), maps.index(16)), flat(k), flat(v))
+    # the ring's barriers, then Q's slots' (full: landed, empty: read by every consumer thread); q named, read through its map only
+    q_full, q_empty = 4 * ring, 4 * ring + 2
+    bars = mbarriers(blk, (1,) * 2 * ring + (blk.threads,) * 2 * ring + (1, 1) + (blk.threads,) * 2, (maps.index(0), maps.index(16), qmaps.index(0)),
+                     (flat(k).index(0), flat(v).index(0), flat(q).index(0)))
     tp = blk.range(blk.producing.where(trips, 0))
     _, _, plan, bulk = block_tile(*at(tp))
     phantom, _, n_pos = positions(plan)
     assert isinstance(n_pos, int)
     pp = blk.range(n_pos)
     kv_copy = lambda j, dst, n0, ok, i, when=None: bulk_kv_copy(blk, bulk, bars, j, dst, n0, ok, i, Nk, nkp, when)
-    start = producer(blk, cfg, bars, lambda prev: fill_ring(blk, ring, bars, k_s, v_s, kv_copy, pp, lambda p: plan.tile(p) * BN,
-                                                          plan.total if phantom else None, prev, tp * n_pos).end(pp).end(tp))
-    # the consumers: each tile's Q, its KV loop and epilogue (staged through Q's tile: a barrier before the next tile's Q lands there)
+    def fill(prev:UOp) -> UOp:
+      """the producer's tile tp: its Q into slot tp % 2 once the consumers have released the tile there before, then its K and V"""
+      b, h, mb = at(tp)
+      free = wait_bulk(blk, q_s.nth(tp % 2).after(prev), bars.index(q_empty + tp % 2), (tp // 2 + 1) % 2, sync=False, when=tp >= 2)
+      qc = bulk_copy_tile(blk, free, qmaps.index(0), mb * BM, b * H + h, bars.index(q_full + tp % 2))
+      return fill_ring(blk, ring, bars, k_s, v_s, kv_copy, pp, lambda p: plan.tile(p) * BN, plan.total if phantom else None, qc, tp * n_pos).end(pp).end(tp)
+    start = producer(blk, cfg, bars, fill)
+    # the consumers: each tile's Q waited for, its KV loop and epilogue (staged through Q's slot, then released)
     tc = blk.range(trips)
-    out = UOp.group(*tile(*at(tc), Persist(q_s.after(start), k_s, v_s, bars, start, tc * n_pos))).barrier().end(tc)
+    q_tile = wait_bulk(blk, q_s.nth(tc % 2), bars.index(q_full + tc % 2), tc // 2 % 2, start, sync=False)
+    # their tiles' coordinates from the block's index as a register reads it after the producer's exit: with one tile a block (the
+    # consumers' loop removed) tinygrad shared the arithmetic with the producer's Q copy and declared it in the producer's loop
+    gr = blk.reg((1,), dtypes.int32)
+    gi = gr.after(gr[0].store(grid[0].cast(dtypes.int32)), start)[0].cast(grid[0].dtype)
+    stores = tile(*at(tc, gi), Persist(q_tile, k_s, v_s, bars, start, tc * n_pos))
+    out = UOp.group(*stores, release(blk, bars, q_empty + tc % 2, *stores)).barrier().end(tc)
   # The cost is stated, and the sink tagged as already optimized so tinygrad keeps it: derived symbolically over the
   # data-dependent loop bounds it is a graph deep enough to overflow Python's recursion when printed into the program's key.
   cost = Estimates(ops=4 * B * H * Nq * Nk * D // (2 if mods.causal else 1), mem=(2 * B * H * Nq + 2 * B * Hkv * Nk) * D * q.dtype.itemsize)
