@@ -15,6 +15,7 @@ vb p1024_bf16 B=16 H=16 N=1024 D=128 CAUSAL=0 MODE=fwd,bwd DTYPE=bfloat16
 vb p1000_gqa B=2 H=8 HKV=2 N=1000 NK=777 D=128 CAUSAL=0 MODE=fwd,bwd
 vb p300 B=1 H=4 N=300 D=128 CAUSAL=0 MODE=fwd,bwd
 vb p_softcap B=2 H=8 N=1024 D=128 CAUSAL=0 SOFTCAP=30 MODE=fwd,bwd
+vb p_fp8 B=2 H=8 N=1000 D=128 CAUSAL=0 MODE=fwd DTYPE=fp8e4m3 CONFIG=128x128x8tr2pP   # explicit: P in 8 bits, never run on a GPU
 # first call with an empty cache, TinyJit (capture and replays against eager and float64), a jitted training step through autograd
 DEV=CUDA timeout 60 python3 scripts/user_checks.py first 2 16 1024 128 0 2>&1 | tail -2
 DEV=CUDA timeout 90 python3 scripts/user_checks.py jit 2 16 1000 128 0 2>&1 | tail -3
