@@ -342,6 +342,9 @@ def test_warp_specialised_forward_builds_for_sm_90a(c, D, causal):
   # the consumers (masked, free) a wait for K and V and a release of each
   assert src.count("cp.async.bulk.tensor.3d") == 2 and src.count("mbarrier.arrive.shared::cta.b64") == 4
   assert src.count("mbarrier.try_wait.parity.shared::cta.b64") == 2 + 4 and "cp.async.bulk.tensor.3d" in ptx
+  # before the producer's exit only its own two waits, at one KV tile too (a stage of one trip: no loop holds its waits there)
+  one = render(flash_fwd(*fwd_placeholders(D=D, N=64), UOp.placeholder((32,), dtypes.uint64, 5), target=SM90A, cfg=cfg, causal=causal, tma=True), "sm_90a")
+  assert all(x[:x.index("return;")].count("mbarrier.try_wait.parity.shared::cta.b64") == 2 for x in (src, one))
   split = SM90A.tma.split(threads, cfg.blocks)
   assert src.count("setmaxnreg") == (0 if split is None else 2)
   if split:   # within the blocks' part of the 64K registers an SM
