@@ -119,6 +119,10 @@ def _tensor_maps(target:Target, k:Tensor, v:Tensor, cfg:FwdConfig|BwdConfig, com
   tmpl = _tma_template(k.device, k.dtype, D, Nk, B * Hkv, rows, v.shape[3] if vt else 0, t8.atom_for(rows) * k.dtype.itemsize if vt else 128)
   return Tensor.custom_kernel(tmpl, k, v, Tensor.empty(32, dtype=dtypes.uint64, device=k.device), fxn=_maps_builder(target))[3]
 
+def _ring_maps(target:Target, cfgs:tuple[BwdConfig, BwdConfig], q:Tensor, k:Tensor, v:Tensor, do:Tensor) -> tuple[tuple[Tensor, ...], ...]:
+  """the backward kernels' last arguments where a producer's ring copies their tiles: the tensor maps of q and do (dK/dV), of k and v (dQ)"""
+  return tuple((_tensor_maps(target, *xs, c),) if c.tma else () for c, xs in zip(cfgs, ((q, do), (k, v))))
+
 @functools.cache
 def _compile_maps(target:Target, device:str, dtype, shape:tuple[int, ...], vshape:tuple[int, ...], cfg:FwdConfig|BwdConfig, q_rows:bool=False) -> None:
   """compile the maps' kernel now, alone, on buffers never allocated: tinygrad compiles the new kernels of one realize in worker
@@ -174,8 +178,7 @@ def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, 
     (_block_map(target, mods, mod_args, q, k, cfg_dkdv, keys=False, group=H // k.shape[1]), _block_map(target, mods, mod_args, q, k, cfg_dq))
   dk, dv = (shard.empty(k, k.shape, k.dtype) for _ in range(2))
   if not cfg_dkdv.dq:
-    # a producer's ring copies by the tensor maps of q and do (dK/dV), of k and v (dQ)
-    tmaps = [(_tensor_maps(target, *xs, c),) if c.tma else () for c, xs in ((cfg_dkdv, (ins[0], do)), (cfg_dq, ins[1:3]))]
+    tmaps = _ring_maps(target, (cfg_dkdv, cfg_dq), *ins[:3], do)
     dk, dv = Tensor.custom_kernel(*ins, dk, dv, *args, *maps[0], *tmaps[0], fxn=f_dkdv)[6:8]
     return Tensor.custom_kernel(*ins, shard.empty(q, q.shape, q.dtype), *args, *maps[1], *tmaps[1], fxn=f_dq)[6], dk, dv
   # dQ accumulated by the dK/dV kernel into float32 zeros (whole query tiles), then scaled and rounded

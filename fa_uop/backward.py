@@ -8,13 +8,13 @@ from tinygrad import UOp, dtypes
 from tinygrad.renderer import Estimates
 from tinygrad.uop.ops import AxisType
 from fa_uop.config import BwdConfig
-from fa_uop.forward import LOG2E, producer, fill_ring, ring_barriers, ring_full, ring_empty
+from fa_uop.forward import LOG2E, producer, fill_ring, ring_barriers, ring_wait, ring_release
 from fa_uop.mods import Mods
 from fa_uop.blockmap import kernel_plan, launch
 from fa_uop.target import Target, BoundedKernel
 from fa_uop.tiles import (Block, Smem, flat, smem, acc_to_lds, copy_tile, wait_tile, frag_a, frags_b, acc_tile, rows_view, tile_coords, row_coords, col_coords,
                           lane_rows, lane_cols, load_vec, mma, wgmma_tile, a_operand, a_via, rows_at, store_acc, all_of, split_warp, in_order,
-                          add_acc, each_element, reduce_tile, reduce_free, reduce_done, bulk_copy_tile, wait_bulk, release)
+                          add_acc, each_element, reduce_tile, reduce_free, reduce_done, bulk_copy_tile)
 
 def _info(name:str, flops:int, nbytes:int, cfg:BwdConfig, consumers:int=0) -> BoundedKernel:
   # stated so tinygrad does not derive it symbolically over data-dependent loop bounds (see forward)
@@ -225,11 +225,8 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     dk_acc, dv_acc = dk_acc.after(it), dv_acc.after(it)
     h = hk * G + g
     i0 = tile * BQ
-    if ring:   # the producer's copies: Q and dO of position pos wait in slot pos % ring, each slot's phase the parity of its use
-      slot, phase = pos % ring, pos // ring % 2
-      # behind the producer's exit too: a stage of one trip has no loop to hold its waits, which tinygrad then hoists above the
-      # producer's loop, where the producer waits with the consumers for copies it never issues (a hang: non-causal tails, one tile)
-      qt, dot = (wait_bulk(blk, t.nth(slot), bars.index(ring_full(ring, j, slot)), phase, it, start, *after, sync=False) for j, t in enumerate((q_s, do_s)))
+    if ring:   # the producer's copies: Q and dO of position pos
+      qt, dot = ring_wait(blk, ring, bars, (q_s, do_s), pos, it, start, *after)
       carried: tuple = ()
       kt, vt = k_ready.after(it), v_ready.after(it)
     else:
@@ -276,7 +273,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     dk_done = acc_mma(dk_acc, dsa, qt)
     dq_done = () if dqa is None else (dq_add(dp, kt, tile, h),)
     # a ring's slots are released once every product reading them is done (wgmma_tile waits for each)
-    if ring: return UOp.group(dv_done, dk_done, *[release(blk, bars, ring_empty(ring, j, slot), dv_done, dk_done) for j in range(2)]).end(it)
+    if ring: return UOp.group(dv_done, dk_done, *ring_release(blk, ring, bars, pos, dv_done, dk_done)).end(it)
     # the next query tile's copies overwrite what this step read (through ldmatrix, which tinygrad's barriers do not see)
     return UOp.group(dv_done, dk_done, *dq_done, *carried).barrier().end(it)
 
@@ -416,9 +413,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
     dq_acc, tx = dq_acc.after(it), tix.after(it)
     p = p0 + it
     nt0 = (plan.carried(tx[0]) if plan.listed else plan.tile(p)) * BN
-    if ring:   # the producer's copies: K_p and V_p wait in slot p % ring, each slot's phase the parity of its use
-      slot, phase = p % ring, p // ring % 2
-      kt, vt = (wait_bulk(blk, t.nth(slot), bars.index(ring_full(ring, j, slot)), phase, it, start, *after, sync=False) for j, t in enumerate((k_s, v_s)))  # start: see dK/dV
+    if ring: kt, vt = ring_wait(blk, ring, bars, (k_s, v_s), p, it, start, *after)   # the producer's copies: K_p and V_p
     else:
       ok_rows = Nk - nt0 if masked else None
       kc = copy_tile(blk, k_s.after(it, *after), kg, rows_at(kv_base + nt0 * D, D), ok_rows, variant=variant, cols=D)
@@ -446,7 +441,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
     dsa = a_operand(blk, dp, rows0, k.dtype, via=ds_via, shared=k0 if S > 1 else None)
     if ring:   # a ring's slots are released once the products reading them are done (wgmma_tile waits for each)
       dq_done = wgmma_tile(blk, dq_acc, lambda kk: dsa(0, kk), kt, b_kn=True, add=True)
-      return UOp.group(dq_done, *[release(blk, bars, ring_empty(ring, j, slot), dq_done) for j in range(2)]).end(it)
+      return UOp.group(dq_done, *ring_release(blk, ring, bars, p, dq_done)).end(it)
     # the next KV tile's copies overwrite what this step read (through ldmatrix, which tinygrad's barriers do not see)
     if wg: return wgmma_tile(blk, dq_acc, lambda kk: dsa(0, kk), kt, b_kn=True, add=True).barrier().end(it)
     return mma(blk, dq_acc, dsa, lambda c0, kk: frags_b(blk, kt, d0 + c0, kk * K, trans=True), BN // K, a_reads=S > 1).barrier().end(it)

@@ -63,6 +63,15 @@ def ring_barriers(blk:Block, ring:int, bulk:tuple[UOp, ...], kg:UOp, vg:UOp) -> 
   return mbarriers(blk, (1,) * 2 * ring + (blk.threads,) * 2 * ring, bulk[:2], (kg.index(0), vg.index(0)))
 def ring_full(ring:int, j:int, slot:UOp|int) -> UOp|int: return j * ring + slot          # tile j's (0: K, 1: V) slot landed
 def ring_empty(ring:int, j:int, slot:UOp|int) -> UOp|int: return (2 + j) * ring + slot   # its slot read by every consumer
+def ring_wait(blk:Block, ring:int, bars:UOp, tiles:tuple[Smem, Smem], pos:UOp, it:UOp, start:UOp, *after:UOp) -> tuple[Smem, ...]:
+  """the consumers' wait for both tiles of ring position pos (slot pos % ring, phase the parity of its use), behind the step it, the
+  producer's exit (start) and after: a stage of one trip has no loop to hold its waits, and tinygrad hoisted them above the producer's
+  loop, where the producer waited with the consumers for copies it had not issued (a hang: the backward's non-causal tails, one tile)"""
+  slot, phase = pos % ring, pos // ring % 2
+  return tuple(wait_bulk(blk, t.nth(slot), bars.index(ring_full(ring, j, slot)), phase, it, start, *after, sync=False) for j, t in enumerate(tiles))
+def ring_release(blk:Block, ring:int, bars:UOp, pos:UOp, *done:UOp) -> list[UOp]:
+  """both tiles' slots of ring position pos released, once the products reading them (done) are"""
+  return [release(blk, bars, ring_empty(ring, j, pos % ring), *done) for j in range(2)]
 
 def producer(blk:Block, cfg:FwdConfig, bars:UOp, fill:Callable[[UOp], UOp]) -> UOp:
   """a warp-specialised block's producer: it hands its registers to the consumers (where the launch leaves them fewer than they take),

@@ -4,7 +4,7 @@ from tinygrad import Tensor, dtypes
 from fa_uop import (flash_attention, flash_attention_backward, flash_bwd_delta, flash_bwd_dkdv, flash_bwd_dq, target_for, default_bwd_configs,
                     BwdConfig)
 from fa_uop.reference import attention_ref, attention_bwd_ref
-from fa_uop.api import _tensor_maps
+from fa_uop.api import _ring_maps
 from conftest import qkv, host, nans, device_tensor, slow, slow_on, EMULATED, all_targets
 
 # gradients are sums over up to Nq or Nk products of rounded values: a little looser than the forward's bounds
@@ -100,11 +100,11 @@ def check_kernels(rng, causal, t, cfg, B, H, Hkv, Nq, Nk, D, device="PYTHON"):
   acc = (Tensor.zeros(B, H, -(-Nq // c_kv.block_n) * c_kv.block_n, D, dtype=dtypes.float32, device=device).contiguous(),) if c_kv.dq else ()
   # with a producer's ring (Hopper) the last argument is the tensor maps of q and do (dK/dV), of k and v (dQ), as flash_attention_backward
   # makes them
-  tmaps = (_tensor_maps(t, q, do, c_kv),) if c_kv.ring else ()
-  dk, dv, *acc = Tensor.custom_kernel(q, k, v, do, lse, delta, nan(B, Hkv, Nk, D), nan(B, Hkv, Nk, D), *acc, *tmaps,
+  tmaps = _ring_maps(t, (c_kv, c_q), q, k, v, do)
+  dk, dv, *acc = Tensor.custom_kernel(q, k, v, do, lse, delta, nan(B, Hkv, Nk, D), nan(B, Hkv, Nk, D), *acc, *tmaps[0],
                                       fxn=functools.partial(flash_bwd_dkdv, target=t, cfg=c_kv, causal=causal))[6:8 + len(acc)]
   dq = (acc[0][:, :, :Nq] / np.sqrt(D)).cast(dtypes.half) if c_kv.dq else \
-    Tensor.custom_kernel(q, k, v, do, lse, delta, nan(B, H, Nq, D), *((_tensor_maps(t, k, v, c_q),) if c_q.ring else ()),
+    Tensor.custom_kernel(q, k, v, do, lse, delta, nan(B, H, Nq, D), *tmaps[1],
                          fxn=functools.partial(flash_bwd_dq, target=t, cfg=c_q, causal=causal))[6]
   Tensor.realize(dq, dk, dv)
   assert_grads((dq, dk, dv), attention_bwd_ref(qn, kn, vn, do_n, causal), dtypes.half, f"(seed {seed})")

@@ -567,6 +567,14 @@ def test_backward_defaults_take_the_ring_where_it_runs(monkeypatch):
     with pytest.raises(Built): flash_attention(q, k, v, config=FwdConfig(64, 64, 4), **kw).float().sum().gradient(q, k, v)
     assert seen == [want], (kw, seen)
 
+def bwd_ring_sink(kernel:str, cfg, causal:bool, D:int, **shape) -> tuple:
+  """test_compile.bwd_sinks's dK/dV or dQ kernel at cfg (the other kernel at its default), and its parameter count (the ring's maps last)"""
+  from fa_uop import default_bwd_configs
+  from test_compile import bwd_sinks
+  i = kernel == "dq"
+  cfgs = tuple(cfg if j == i else c for j, c in enumerate(default_bwd_configs(SM90A, D)))
+  return bwd_sinks(SM90A, D, causal, cfgs=cfgs, **shape)[i], 7 + (not i) + cfg.tma
+
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
 @pytest.mark.parametrize("kernel,c,D,causal", [("dkdv", "128x64x8tr2", 128, False), ("dkdv", "64x64x4x2tr2", 128, False), slow("dkdv", "128x64x8tr2", 64, True),
                                                 ("dkdv", "128x32x8tr3", 64, True), ("dq", "64x64x4x2tr2", 128, True), slow("dq", "128x64x8tr2", 64, False), slow("dq", "64x64x4x2tr3", 64, False)],
@@ -577,18 +585,14 @@ def test_backward_ring_builds_for_sm_90a(kernel, c, D, causal):
   copy the other two tiles once and meet at no block barrier in the loop: a wait for each tile and a release of each a stage; the
   producer's registers handed over (24 kept, the rest to the consumers); every parameter kept (the ring's tiles read only through the
   tensor maps); no wgmma serialized and no spill (dK/dV's causal tiles in one stage, each masked)"""
-  from tinygrad import UOp
   from tinygrad.uop.ops import Ops
-  from fa_uop import flash_bwd_dkdv, flash_bwd_dq, BwdConfig
+  from fa_uop import BwdConfig
   from fa_uop.target import DSMEM_MARK
   cfg = BwdConfig.parse(c)
-  q, kv, rows = ((2, 4, 1000, D), dtypes.half), ((2, 2, 900, D), dtypes.half), ((2, 4, 1000), dtypes.float)
-  outs, fn = ([kv, kv], flash_bwd_dkdv) if kernel == "dkdv" else ([q], flash_bwd_dq)
-  ps = [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate([q, kv, kv, q, rows, rows, *outs, ((32,), dtypes.uint64)])]
-  sink = fn(*ps, target=SM90A, cfg=cfg, causal=causal)
+  sink, n_params = bwd_ring_sink(kernel, cfg, causal, D)   # GQA, 1000 queries and 900 keys
   # the loop's stages: dQ's masked one (the diagonal's tiles, the key tail of 900) and free one; dK/dV's one, causal or not
   src, stages, threads = render(sink, "sm_90a"), 2 if kernel == "dq" else 1, cfg.warps * 32
-  assert sorted(u.arg.slot for u in linear(sink, "sm_90a") if u.op is Ops.PARAM) == list(range(len(ps)))
+  assert sorted(u.arg.slot for u in linear(sink, "sm_90a") if u.op is Ops.PARAM) == list(range(n_params))
   # LDS as the config counts it (every slot of the ring), and 1 KB of mbarriers
   assert f"{DSMEM_MARK} {cfg.lds_bytes(SM90A, D) + 1024}" in src
   assert "__syncthreads" not in src and "return;" in src and src.count("bar.sync 0;") == 1
@@ -608,14 +612,10 @@ def test_backward_ring_waits_after_the_producer_leaves(kernel, c, causal):
   """the backward's rings (the D=128 defaults): before the producer's exit only its own two waits for a slot's release, at one tile
   (one query tile for dK/dV, one key tile for dQ: a stage of one trip, no loop to hold its waits) and with tails and GQA (dQ's
   masked stage of one trip: the key tail). A consumer's wait hoisted above the producer's loop hangs the block (the H200, 4ff6f86)"""
-  from tinygrad import UOp
-  from fa_uop import flash_bwd_dkdv, flash_bwd_dq, BwdConfig
+  from fa_uop import BwdConfig
   wait = "mbarrier.try_wait.parity.shared::cta.b64"
   for H, Hkv, Nq, Nk in ((1, 1, 64, 64), (4, 2, 200, 230)):
-    q, kv, rows = ((1, H, Nq, 128), dtypes.half), ((1, Hkv, Nk, 128), dtypes.half), ((1, H, Nq), dtypes.float)
-    outs, fn = ([kv, kv], flash_bwd_dkdv) if kernel == "dkdv" else ([q], flash_bwd_dq)
-    ps = [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate([q, kv, kv, q, rows, rows, *outs, ((32,), dtypes.uint64)])]
-    src = render(fn(*ps, target=SM90A, cfg=BwdConfig.parse(c), causal=causal), "sm_90a")
+    src = render(bwd_ring_sink(kernel, BwdConfig.parse(c), causal, 128, H=H, Hkv=Hkv, Nq=Nq, Nk=Nk)[0], "sm_90a")
     assert src[:src.index("return;")].count(wait) == 2 and src.count(wait) >= 4, (H, Hkv, Nq, Nk)
 
 @pytest.mark.gpu
