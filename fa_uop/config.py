@@ -251,7 +251,9 @@ def default_fwd_config(target:Target, d:int, causal:bool=False, nq:int|None=None
   # the wide key tiles (192, 224) were timed without modifications: under one beyond causal (a window's, softcap's, score_mod's or
   # mask_mod's work a column) they spill (D=128 192: 36-52 bytes under a document mask, 40 under a softcap; fp8's 224: 24 under a
   # window or a document mask, S in 448 bytes of local memory under a softcap), so they take 128 keys, as measured before them
-  return replace(cfg, block_n=128) if cfg.block_n > 128 and beyond(mods) else cfg
+  cfg = replace(cfg, block_n=128) if cfg.block_n > 128 and beyond(mods) else cfg
+  # a persistent block's tiles take the same trips (no causal mask, window or mask_mod), and it was timed without modifications
+  return replace(cfg, persistent=False) if cfg.persistent and mods else cfg
 
 def _default_fwd_config(target:Target, d:int, causal:bool, nq:int|None, nk:int|None, mods:str) -> FwdConfig:
   # the table was measured on 16-bit inputs: fp8's MMA (8-bit wgmma reads Vᵀ, its own tiles) takes the fixed defaults below

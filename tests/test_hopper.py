@@ -394,8 +394,9 @@ def test_table_configs_do_not_spill(D):
     R, C = -(-N // cfg.block_m), -(-N // cfg.block_n)
     shapes = [((1, H, N, D), dtypes.half)] * 4 + [((1, H, N), dtypes.float)]
     if masked: shapes += [((1, N), dtypes.int32), ((1, 1, R, 2), dtypes.int32), ((1, 1, R, C), dtypes.int32), ((H * R,), dtypes.int32)]
-    shapes += [((32,), dtypes.uint64)] * cfg.tma
-    sink = flash_fwd(*[UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)], target=SM90A, cfg=cfg, mods=mods, tma=cfg.tma)
+    shapes += [((32,), dtypes.uint64)] * (cfg.tma + cfg.persistent)   # a persistent forward's Q map after K's and V's; the H200's SMs
+    sink = flash_fwd(*[UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate(shapes)], target=SM90A, cfg=cfg, mods=mods, tma=cfg.tma,
+                     sms=132 * cfg.persistent)
     r = cuda_resources(render(sink, "sm_90a"), "sm_90a")
     assert r["spill_stores"] == 0 and r["stack"] == 0 and r["wgmma_serialized"] == 0, (c, causal, masked, N, r)
 

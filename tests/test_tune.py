@@ -112,6 +112,12 @@ def test_the_default_is_the_tables_nearest_pick(monkeypatch):
   assert at(128, 700, 9000, False) in (FwdConfig.parse(rows["d128_full_q1024_k1024"]), FwdConfig.parse(rows["d128_full_q4096_k4096"]))
   assert at(128, 5000, 5000, True, "causal_m") == FwdConfig.parse(rows["d128_causal_q16384_k16384"])  # a mask: causal's rows
   assert at(96, 4096, 4096, False) == default_fwd_config(SM90A, 96, False)                       # no D=96 rows
+  # a persistent pick (its tiles alike, timed without modifications; D=128 N=1024) only for calls without any: with one, the same
+  # config not persistent; no causal row persistent
+  p = FwdConfig.parse(rows["d128_full_q1024_k1024"])
+  assert p.persistent and at(128, 1024, 1024, False) == at(128, 300, 700, False) == p
+  for tag in ("w", "c", "s", "m", "c_s"): assert at(128, 1024, 1024, False, tag) == dataclasses.replace(p, persistent=False), tag
+  assert not any(FwdConfig.parse(c).persistent for k, c in rows.items() if "_causal_" in k)
   from fa_uop import SM80
   assert default_fwd_config(SM80, 128, False, 4096, 4096) == default_fwd_config(SM80, 128)   # no table: the fixed default
   # fp8 (the same arch; the table measured 16-bit inputs): not the table's picks but fp8's own, whose P·V is 8-bit wgmma on Vᵀ at every
