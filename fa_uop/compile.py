@@ -9,9 +9,9 @@ from tinygrad.dtype import AddrSpace
 from tinygrad.renderer import Renderer
 from tinygrad.renderer.cstyle import NVCCRenderer
 from tinygrad.uop.ops import Ops
-from fa_uop.target import DynamicSmem, FastMath, MinBlocks, AmdCCRenderer
+from fa_uop.target import DynamicSmem, FastMath, MinBlocks, UniformWarp, AmdCCRenderer
 
-class _HopperNVCCRenderer(MinBlocks, FastMath, DynamicSmem, NVCCRenderer): pass
+class _HopperNVCCRenderer(UniformWarp, MinBlocks, FastMath, DynamicSmem, NVCCRenderer): pass
 
 def renderer(arch:str) -> Renderer:
   # sm_90a renders as sm_90 (tinygrad 0.14's renderer cannot parse the 'a') with the Hopper target's shared memory past 48 KB

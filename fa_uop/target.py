@@ -548,9 +548,10 @@ class DynamicSmem:
 class BoundedKernel(KernelInfo):
   """tinygrad's kernel info and the blocks per multiprocessor the compiler is asked to fit (0: its own choice), for MinBlocks; and
   the threads the block's barriers wait for (0: all), for FastMath: a warp-specialised kernel's consumers, whose producer meets
-  none of them"""
+  none of them; and whether UniformWarp broadcasts its warp index"""
   min_blocks: int = 0
   consumers: int = 0
+  uniform_warp: bool = False
 
 class FastMath:
   """A CUDA renderer mixin: in fa_uop's kernels (BoundedKernel info) a float exp2 is one `ex2.approx.ftz.f32` and a float max is fmaxf.
@@ -579,6 +580,19 @@ class MinBlocks:
     src = super().render_kernel(function_name, kernel, bufs, uops, prefix)  # type: ignore[misc]
     n = next((getattr(u.arg, "min_blocks", 0) for u in uops if u.op is Ops.SINK), 0)
     return re.sub(r"__launch_bounds__\((\d+)\)", rf"__launch_bounds__(\1, {n})", src, count=1) if n else src
+
+class UniformWarp:
+  """A CUDA renderer mixin: in fa_uop's kernels that ask for it (BoundedKernel.uniform_warp) and whose x threads are whole warps (a
+  warp's lanes, Block.lane), the warp index threadIdx.y is read through a broadcast from lane 0 (__shfl_sync), which tells nvcc it is
+  the same across the warp: the wgmma descriptors made from it (a warpgroup's rows) then stay in uniform registers rather than move
+  there (R2UR) before each wgmma. nvcc 13, sm_90a: the warp-specialised kernels lose 44-140 R2UR and 2-11% of their instructions (the
+  backward ring's dK/dV step 398 -> 320). Timed on the H200 (docs/runs/2026-11-29_uniform_warp/ab.log): the backward's rings 3-5%
+  faster, so they ask; the forward's level at D=128 and 5% slower at D=64 (128x224x8tr2p), so it does not"""
+  def render_kernel(self, function_name, kernel, bufs, uops, prefix=None) -> str:
+    src = super().render_kernel(function_name, kernel, bufs, uops, prefix)  # type: ignore[misc]
+    lanes = next((u.src[0].vmax for u in uops if u.op is Ops.SPECIAL and u.arg == "lidx0"), 0)
+    if not any(u.op is Ops.SINK and getattr(u.arg, "uniform_warp", False) for u in uops) or lanes % 32: return src
+    return src.replace("= threadIdx.y;", "= __shfl_sync(0xffffffffu, (int)threadIdx.y, 0);", 1)
 
 _FP8_MAX, E5M2 = {dtypes.fp8e4m3: 448.0, dtypes.fp8e5m2: 57344.0, dtypes.fp8e4m3fnuz: 240.0, dtypes.fp8e5m2fnuz: 57344.0}, (dtypes.fp8e5m2, dtypes.fp8e5m2fnuz)
 
@@ -753,7 +767,7 @@ def amd_renderer(device:str) -> None:
     r.selects()
     r.fp8_formats()
 
-class _HopperRenderer(MinBlocks, FastMath, DynamicSmem, CUDARenderer):
+class _HopperRenderer(UniformWarp, MinBlocks, FastMath, DynamicSmem, CUDARenderer):
   """tinygrad's CUDA renderer with nvrtc compiling for sm_90a. A class of its own: tinygrad's compile workers rebuild a renderer
   from its class and target, so they compile for sm_90a too"""
   def __init__(self, target):
