@@ -32,12 +32,13 @@ class Persist:
   base: UOp
 
 def fwd_tiles(blk:Block, cfg:FwdConfig, qdt, vdt, D:int, ring:int) -> tuple[Smem, Smem, Smem]:
-  """the forward's LDS tiles: Q's (two slots in a persistent block), then K's and V's (a slot each of a ring); by wgmma in its swizzle
-  atoms, Vᵀ (a row of keys per head-dim column) in the widest its keys fill (at 8 bits 224 keys: 32 bytes)"""
+  """the forward's LDS tiles: Q's (two slots in a persistent block: a ring's, not a persistent config's on several devices, whose
+  bulk copies and so ring it lacks), then K's and V's (a slot each of a ring); by wgmma in its swizzle atoms, Vᵀ (a row of keys per
+  head-dim column) in the widest its keys fill (at 8 bits 224 keys: 32 bytes)"""
   target, S, DC = blk.target, cfg.split, cfg.cols(D)
   wg, vt = cfg.by_wgmma(target, D), cfg.reads_vt(target, D)
   atom = target.atom if wg else 0
-  q_s, k_s = (smem(blk, rows, S * DC, qdt, atom=atom, n=n) for rows, n in ((cfg.block_m, 1 + cfg.persistent), (cfg.block_n, max(ring, 1))))
+  q_s, k_s = (smem(blk, rows, S * DC, qdt, atom=atom, n=n) for rows, n in ((cfg.block_m, 1 + (cfg.persistent and ring > 0)), (cfg.block_n, max(ring, 1))))
   return q_s, k_s, smem(blk, *((D, cfg.block_n) if vt else (cfg.block_n, S * DC)), vdt, atom=target.atom_for(cfg.block_n) if vt and wg else atom,
                         n=max(ring, 1))
 

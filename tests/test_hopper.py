@@ -467,6 +467,14 @@ def test_persistent_forward_builds_for_sm_90a(c, D):
   compile_source(render(flash_fwd(*fwd_placeholders(D=D), *[UOp.placeholder((32,), dtypes.uint64, i) for i in (5, 6)], target=SM90A, cfg=cfg,
                                   tma=True, sms=132), "sm_90a"), "sm_90a")
 
+def test_persistent_config_without_bulk_copies():
+  """a persistent config where its bulk copies are not taken (a sharded call: one set of tensor maps cannot serve several devices;
+  FA_UOP_TMA=0) has no ring and so runs the plain kernel of its tile shape: the same source as the config without P, no second Q slot
+  (the D=128 N=1024 non-causal default is P since ce47db6; its second slot cost 32 KB of LDS there)"""
+  from fa_uop import flash_fwd, FwdConfig
+  plain, p = (render(flash_fwd(*fwd_placeholders(), target=SM90A, cfg=FwdConfig.parse(c)), "sm_90a") for c in ("128x128x8tr2p", "128x128x8tr2pP"))
+  assert plain == p and "for (int" in p
+
 def test_persistent_configs_checked(monkeypatch, no_kernel):
   """a persistent config names its producer's ring, and its tiles visit the same KV tiles: causal, a window or a mask_mod is refused
   (ValueError) before any kernel is built, on a Hopper device (its target stands in here)"""
