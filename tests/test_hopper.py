@@ -266,8 +266,8 @@ def test_uniform_warp():
   non-causal 64x64x4x2tr2 dK/dV at D=128, its loop 398 -> 320 instructions). The forward (timed level or slower with it), the
   backward's kernels of one warpgroup and tinygrad's own kernels render as tinygrad renders them"""
   from test_compile import fwd_sink, bwd_sinks
-  from fa_uop import FwdConfig
-  sink = bwd_sinks_ring("64x64x4x2tr2")
+  from fa_uop import FwdConfig, BwdConfig
+  sink = bwd_sinks(SM90A, 128, False, cfgs=(BwdConfig.parse("64x64x4x2tr2"),) * 2, Nq=1024, Nk=1024, H=16, Hkv=16)[0]
   src = render(sink, "sm_90a")
   assert "int lidx1 = __shfl_sync(0xffffffffu, (int)threadIdx.y, 0); /* 8 */" in src and src.count("__shfl_sync") == 1
   for c in ("128x128x8tr2p", "128x224x8tr2p"): assert "__shfl_sync" not in render(fwd_sink(SM90A, 64, False, cfg=FwdConfig.parse(c)), "sm_90a"), c
@@ -275,13 +275,6 @@ def test_uniform_warp():
   # the same kernel as one of tinygrad's own (its info not BoundedKernel), whose threads of one y need not fill a warp: as tinygrad renders it
   from tinygrad.uop.ops import KernelInfo
   assert "int lidx1 = threadIdx.y; /* 8 */" in (own:=render(sink.replace(arg=KernelInfo(sink.arg.name)), "sm_90a")) and "__shfl_sync" not in own
-
-def bwd_sinks_ring(c:str):
-  from tinygrad import UOp
-  from fa_uop import flash_bwd_dkdv, BwdConfig
-  q, kv, rows = ((1, 16, 1024, 128), dtypes.half), ((1, 16, 1024, 128), dtypes.half), ((1, 16, 1024), dtypes.float)
-  ps = [UOp.placeholder(s, dt, i) for i, (s, dt) in enumerate([q, kv, kv, q, rows, rows, kv, kv, ((32,), dtypes.uint64)])]
-  return flash_bwd_dkdv(*ps, target=SM90A, cfg=BwdConfig.parse(c))
 
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
 def test_backward_builds_for_sm_90a_at_d256():
