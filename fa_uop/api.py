@@ -162,12 +162,15 @@ def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, 
   if configs is not None and (len(configs) != 2 or not all(isinstance(c, BwdConfig) for c in configs)):
     raise TypeError(f"configs must be a pair of BwdConfig (dK/dV, dQ), got {configs!r}")
   one_device = isinstance(q.device, str)
-  cfg_dkdv, cfg_dq = configs or default_bwd_configs(target, D, mods.tag, one_device=one_device)
+  cfg_dkdv, cfg_dq = configs or default_bwd_configs(target, D, mods.tag, one_device=one_device, group=H // k.shape[1])
   for c in (cfg_dkdv, cfg_dq): c.check(target, q.shape[3])
   if cfg_dq.dq: raise ValueError(f"{cfg_dq}: the dQ accumulation (q) is the dK/dV config's, which then runs no dQ kernel")
   for c in (cfg_dkdv, cfg_dq):
-    if c.tma and (mods.masks_more or not one_device):
-      raise ValueError(f"{c}: the backward's ring runs full or causal attention (softcap and score_mod too) on one device")
+    if c.tma and not one_device: raise ValueError(f"{c}: the backward's ring runs on one device")
+    # a window or mask_mod: causal dK/dV's ring for one query head a KV head (their tiles differ by head; built and GPU-tested so
+    # only), dQ's not (timed alone, no gain)
+    if c.tma and mods.masks_more and (c is cfg_dq or H != k.shape[1] or not mods.causal):
+      raise ValueError(f"{c}: under a window or mask_mod the backward's ring is causal dK/dV's, with one query head a KV head")
   do = do.cast(q.dtype).contiguous()
   delta = Tensor.custom_kernel(o.cast(q.dtype).contiguous(), do, shard.empty(lse, (B, H, Nq), dtypes.float32),
                                *(() if dlse is None else (dlse.float().contiguous(),)), fxn=_delta_builder(target))[2]

@@ -150,7 +150,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   # where a block has none, as attend does
   if (general:=mods.masks_more):
     # a block map's plan depends on the head where the mask reads it; the head loop runs around the stages
-    g = blk.range(G, AxisType.REDUCE)
+    g, mod_args, kstages = blk.range(G, AxisType.REDUCE), args, stages   # (stages is the stages' list below)
     args, plan = kernel_plan(mods, args, b, hk * G + g, nb, n0, n0 + BK - 1, Nq, BQ, stages, keys=False)   # the map: keys x queries
     phantom = (plan.total if isinstance(plan.total, int) else plan.total.vmin) < 1
     n_masked = (1 if isinstance(plan.n_masked, int) else plan.n_masked.maximum(1)) if phantom else plan.n_masked
@@ -285,12 +285,22 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   tile_of = lambda masked, it: q_lo + it if masked else n_qt - 1 - it
   n_pos = sum(bound for _, bound in stages)   # positions a head
   if ring:
-    if general: raise ValueError(f"{cfg}: the backward's ring walks causal or full query tiles, not a block map's")
+    # a window's or mask_mod's tiles differ by head, in counts too: the ring walks them for one query head a KV head
+    if general and G > 1: raise ValueError(f"{cfg}: the backward's ring walks a window's or block map's tiles for one query head a KV head")
     bars = ring_barriers(blk, ring, (tmaps.index(0), tmaps.index(16)), qg, dog)
     def fill(prev:UOp) -> UOp:
       """the producer: every head's stages in the consumers' order, Q and dO of each query tile into the ring. One loop over all the
       positions: with a loop a head, tinygrad 0.14's linearizer declared the block's first key inside it, out of the sight of the
-      consumers' code after it (nvcc: undefined identifier)"""
+      consumers' code after it (nvcc: undefined identifier). A window's or block map's tiles (G = 1) from a plan of its own, made
+      outside the consumers' head loop, positions as theirs: the masked stage's trips (one, a phantom's of tile 0, where none), then the rest"""
+      if general:
+        _, pl = kernel_plan(mods, mod_args, b, hk, nb, n0, n0 + BK - 1, Nq, BQ, kstages, keys=False)
+        nm = (1 if isinstance(pl.n_masked, int) else pl.n_masked.maximum(1)) if phantom else pl.n_masked
+        pp = blk.range(blk.producing.where(nm + pl.n_free, 0))
+        p = (pp < nm).where(pp, pp - nm + pl.n_masked)
+        tile = ((pp >= nm) | (p < pl.n_masked)).where(pl.tile(p), 0) if phantom else pl.tile(p)
+        copy = lambda j, dst, row0, ok, i: bulk_copy_tile(blk, dst, tmaps.index(16 * j), row0, b * H + hk, bars.index(i))
+        return fill_ring(blk, ring, bars, q_s, do_s, copy, pp, lambda _: tile * BQ, None, prev).end(pp)
       pp = blk.range(blk.producing.where(G * n_pos, 0))
       gp, p = (pp // n_pos, pp % n_pos) if G > 1 else (0, pp)
       (masked0, n0_pos), *rest = stages
@@ -308,7 +318,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
 
   if not general: g = blk.range(G, AxisType.REDUCE)
   state, dones = (dk_acc.after(g), dv_acc.after(g)), []
-  if general and plan.listed:  # the step's tile index, carried in a register: each is loaded a step before its copies (see attend); per head
+  if general and plan.listed and not ring:  # the step's tile index, carried in a register: loaded a step before its copies (see attend); per head
     tix = blk.reg((1,), dtypes.int32)
     tix = tix.after(tix.after(g)[0].store(plan.index(0)))
   off: UOp|int = 0
@@ -318,7 +328,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
       p = it if masked else plan.n_masked + it
       real = p < plan.n_masked if masked and phantom else None
       tile, carry = plan.tile(p), None
-      if plan.listed:
+      if plan.listed and not ring:   # (a ring's consumers copy nothing: their tile index is for the mask)
         tile = plan.carried((tx:=tix.after(*dones, it))[0])
         carry = lambda copies, p=p, tx=tx: tx.after(copies)[0].store(plan.index(p + 1))
       if real is not None: tile = real.where(tile, 0)

@@ -158,7 +158,7 @@ class BwdConfig:
     return BwdConfig(*map(int, body.removesuffix("t").split("x")), split=int(split or 1), dq=s.endswith("q"),  # type: ignore[arg-type]
                      tma=body.endswith("t"), ring=int(ring or 0))
 
-def default_bwd_configs(target:Target, d:int, mods:str="", one_device:bool=True) -> tuple[BwdConfig, BwdConfig]:
+def default_bwd_configs(target:Target, d:int, mods:str="", one_device:bool=True, group:int=1) -> tuple[BwdConfig, BwdConfig]:
   """(dK/dV, dQ) configs: 64 rows over 4 warps and 32 columns fit 48 KB of LDS up to D=128 in both; with wgmma 64 columns (64 KB
   at D=128, dynamic shared memory): on the H100 causal N=16384 D=128 8.53 → 7.49 ms, the document mask 3.60 → 3.05 ms, and faster
   on every sweep shape tried (docs/journal.md, 2026-11-25); dQ in 3 blocks an SM (168 registers, no spill: 3 x 64 KB of LDS), causal
@@ -167,9 +167,12 @@ def default_bwd_configs(target:Target, d:int, mods:str="", one_device:bool=True)
   # at D=128 on Hopper a producer warpgroup bulk-copies each step's tiles into a ring (full or causal attention, one device: the
   # producer walks every tile; timed so only, and under a softcap nvcc spills causal dK/dV's 108 bytes): H200, N=1024-16384, +4-5%
   # non-causal, causal +4% at 4096 and +11% at 16384 (6.61 -> 5.93 ms at N=16384 beside 64x64x4 and 64x64x4x3); at D=64 it trails
-  # (-3 to -27%; docs/journal.md 2026-11-29)
-  if target.tma is not None and d == 128 and one_device and not beyond(mods):
-    return BwdConfig(128, 64, 8, tma=True, ring=2) if "causal" in mods else BwdConfig(64, 64, 4, 2, tma=True, ring=2), BwdConfig(64, 64, 4, 2, tma=True, ring=2)
+  # (-3 to -27%; docs/journal.md 2026-11-29). Under a causal window or mask_mod (one of them, no more: timed so) causal dK/dV's ring with one
+  # query head a KV head (group: the ring walks one head's plan), dQ's kernel without: H200 N=16384, window +6.8%, document +3.4%
+  if target.tma is not None and d == 128 and one_device:
+    if not beyond(mods):
+      return BwdConfig(128, 64, 8, tma=True, ring=2) if "causal" in mods else BwdConfig(64, 64, 4, 2, tma=True, ring=2), BwdConfig(64, 64, 4, 2, tma=True, ring=2)
+    if mods in ("causal_w", "causal_m") and group == 1: return BwdConfig(128, 64, 8, tma=True, ring=2), BwdConfig(64, 64, 4, 3)
   if target.warpgroups and d % 64 == 0 and d <= 128: return BwdConfig(64, 64, 4, 3 if d == 64 else 0), BwdConfig(64, 64, 4, 3)
   # at D=256 a warp's dK and dV of whole rows are 256 registers a thread: with wgmma two warpgroups split them along the head dim
   # (H100, B·N = 16k, H = 8: 91 -> 281 TFLOPS non-causal at N=4096, 1.06-1.14x FA2; dQ's 64x32x4 has no spill; 2026-11-26, tenth session)

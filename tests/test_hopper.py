@@ -247,8 +247,8 @@ def test_backward_builds_for_sm_90a():
   from test_compile import bwd_sinks
   from fa_uop import BwdConfig, default_bwd_configs
   from fa_uop.target import DSMEM_MARK
-  assert default_bwd_configs(SM90A, 128, "causal_w") == default_bwd_configs(SM90A, 128, "causal", one_device=False)
-  for sink, n, blocks in zip(bwd_sinks(SM90A, 128, True, cfgs=default_bwd_configs(SM90A, 128, "causal_w")), (64, 64), (0, 3)):
+  assert default_bwd_configs(SM90A, 128, "causal_w", group=2) == default_bwd_configs(SM90A, 128, "causal", one_device=False)
+  for sink, n, blocks in zip(bwd_sinks(SM90A, 128, True, cfgs=default_bwd_configs(SM90A, 128, "causal_w", group=2)), (64, 64), (0, 3)):
     ptx = compile_source(src:=render(sink, "sm_90a"), "sm_90a")
     assert ".extern .shared .align 1024 .b8 fa_dsmem[];" in ptx and f"{DSMEM_MARK} 65536" in ptx and cuda_resources(src, "sm_90a")["wgmma_serialized"] == 0
     for shape in (f"m64n{n}k16", "m64n128k16"): assert f"wgmma.mma_async.sync.aligned.{shape}.f32.f16.f16" in ptx, shape
@@ -542,9 +542,9 @@ def bwd_on_hopper(rng, causal:bool, cfgs, D:int, tol:float=0.0):
       assert (np.allclose(g, host(e), rtol=tol, atol=tol) if tol else (g == host(e)).all()), f"jit call {i}: {name}"
 
 def test_backward_ring_configs_checked(monkeypatch, no_kernel):
-  """the backward's ring: named as the forward's, bulk copies only into a ring, not with the dQ accumulation, and not beside a window
-  or mask_mod (their block maps list tiles the producer does not walk): each a ValueError before any kernel is built, on a Hopper
-  device (its target stands in here)"""
+  """the backward's ring: named as the forward's, bulk copies only into a ring, not with the dQ accumulation, and beside a window or
+  mask_mod causal dK/dV's only, with one query head a KV head (their tiles differ by head): each a ValueError before any kernel is
+  built, on a Hopper device (its target stands in here); causal dK/dV's ring under a window or mask_mod without GQA passes them"""
   import fa_uop.api
   from fa_uop import BwdConfig, flash_attention_backward
   from fa_uop.target import SM80
@@ -556,15 +556,24 @@ def test_backward_ring_configs_checked(monkeypatch, no_kernel):
   monkeypatch.setattr(fa_uop.api, "_check", lambda *a, **kw: SM90A)
   q = Tensor.empty(1, 2, 256, 128, dtype=dtypes.half, device="PYTHON")
   lse = Tensor.empty(1, 2, 256, dtype=dtypes.float, device="PYTHON")
-  ok = BwdConfig(64, 64, 4)
-  for kw in (dict(configs=(ok, c), window=(64, 0)), dict(configs=(c, ok), window=(64, 0)), dict(configs=(c, ok), mask_mod=lambda b, h, qi, kj: qi >= kj)):
+  class Passed(Exception): pass
+  def maps(*a): raise Passed   # the ring's tensor maps, made past the checks (through the driver, absent here)
+  monkeypatch.setattr(fa_uop.api, "_ring_maps", maps)
+  ok, kv1 = BwdConfig(64, 64, 4), Tensor.empty(1, 1, 256, 128, dtype=dtypes.half, device="PYTHON")
+  doc = lambda b, h, qi, kj: qi >= kj
+  for kw in (dict(configs=(ok, c), causal=True, window=(64, 0)), dict(configs=(ok, c), causal=True, mask_mod=doc)):
+    ring = {**kw, "configs": kw["configs"][::-1]}
     with pytest.raises(ValueError, match="ring"): flash_attention_backward(q, q, q, q, lse, q, **kw)
+    with pytest.raises(ValueError, match="ring"): flash_attention_backward(q, kv1, kv1, q, lse, q, **ring)
+    with pytest.raises(ValueError, match="ring"): flash_attention_backward(q, q, q, q, lse, q, **{**ring, "causal": False})
+    with pytest.raises(Passed): flash_attention_backward(q, q, q, q, lse, q, **ring)
 
 def test_backward_defaults_take_the_ring_where_it_runs(monkeypatch):
   """on Hopper (its target stands in here) the backward's defaults at D=128 take the producer's ring for full and causal attention on
   one device, through flash_attention_backward and through the forward's gradient: non-causal 64x64x4x2tr2 both, causal 128x64x8tr2 and
-  64x64x4x2tr2; a window, softcap, score_mod or mask_mod, D=64 and a sharded call the kernels without it (the configs the kernels
-  would be built with, recorded before any is)"""
+  64x64x4x2tr2; a causal window or causal mask_mod, one query head a KV head, causal dK/dV's ring beside dQ's kernel without; softcap,
+  score_mod, a window or mask_mod without causal, both, or with GQA, D=64 and a sharded call the kernels without it (the configs the
+  kernels would be built with, recorded before any is)"""
   import fa_uop.api
   from conftest import devices
   from fa_uop import flash_attention, flash_attention_backward, FwdConfig
@@ -577,7 +586,10 @@ def test_backward_defaults_take_the_ring_where_it_runs(monkeypatch):
   x = lambda D, devs=None: on(Tensor.empty(2, 2, 256, D, dtype=dtypes.half, device="PYTHON"), devs)
   lse = lambda devs=None: on(Tensor.empty(2, 2, 256, device="PYTHON"), devs)
   ring, plain = "64x64x4x2tr2,64x64x4x2tr2", "64x64x4,64x64x4x3"
-  cases = [(dict(), 128, None, ring), (dict(causal=True), 128, None, "128x64x8tr2,64x64x4x2tr2"), (dict(causal=True, window=(64, 0)), 128, None, plain),
+  masked, doc = "128x64x8tr2,64x64x4x3", lambda b, h, qi, kj: (qi // 64).eq(kj // 64)
+  cases = [(dict(), 128, None, ring), (dict(causal=True), 128, None, "128x64x8tr2,64x64x4x2tr2"), (dict(causal=True, window=(64, 0)), 128, None, masked),
+           (dict(causal=True, mask_mod=doc), 128, None, masked), (dict(window=(64, 64)), 128, None, plain), (dict(mask_mod=doc), 128, None, plain),
+           (dict(causal=True, window=(64, 0), mask_mod=doc), 128, None, plain), (dict(causal=True, window=(64, 0), softcap=20.0), 128, None, plain),
            (dict(softcap=20.0), 128, None, plain), (dict(score_mod=lambda s, b, h, qi, kj: s * 0.5), 128, None, plain),
            (dict(mask_mod=lambda b, h, qi, kj: qi >= kj), 128, None, plain), (dict(), 64, None, "64x64x4x3,64x64x4x3"),
            (dict(causal=True), 128, devices("sm_80"), plain)]
@@ -585,6 +597,11 @@ def test_backward_defaults_take_the_ring_where_it_runs(monkeypatch):
     seen.clear()
     with pytest.raises(Built): flash_attention_backward(*[x(D, devs) for _ in range(4)], lse(devs), x(D, devs), **kw)
     assert seen == [want], (kw, D, devs, seen)
+  for kw in (dict(window=(64, 0)), dict(mask_mod=doc)):   # GQA under a window or mask_mod: the kernels without the ring
+    seen.clear()
+    kv = Tensor.empty(2, 1, 256, 128, dtype=dtypes.half, device="PYTHON")
+    with pytest.raises(Built): flash_attention_backward(x(128), kv, kv, x(128), lse(), x(128), causal=True, **kw)
+    assert seen == [plain], (kw, seen)
   # the gradient of flash_attention takes them too (its grad_fxn builds the backward while tinygrad makes the gradients)
   for kw, want in ((dict(), ring), (dict(causal=True), "128x64x8tr2,64x64x4x2tr2")):
     seen.clear()
@@ -634,6 +651,54 @@ def test_backward_ring_builds_for_sm_90a(kernel, c, D, causal):
   # its start and an LDL in the epilogue (nvdisasm), nothing in the loop; at N=16384 none
   spill = 4 if (kernel, c, causal) == ("dkdv", "64x64x4x2tr2", False) else 0
   assert r["wgmma_serialized"] == 0 and r["spill_stores"] <= spill and r["stack"] <= 2 * spill, r
+
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
+@pytest.mark.parametrize("mask,N,spill", [("window", 1000, 0), ("document", 1000, 8), slow("document", 16384, 8)], ids=str)
+def test_backward_ring_under_masks_builds_for_sm_90a(mask, N, spill):
+  """causal dK/dV's ring (128x64x8tr2) under a window or a document mask's block map, one query head a KV head: its producer walks a
+  plan of its own, made outside the consumers' head loop (their trips, a phantom's where a block has none), then leaves, and only its
+  two waits come before that; the consumers wait on the ring in both stages; nvcc builds it for sm_90a within `spill` bytes"""
+  from tinygrad import UOp
+  from fa_uop import flash_bwd_dkdv, BwdConfig
+  from fa_uop.mods import Mods
+  cfg, H = BwdConfig.parse("128x64x8tr2"), 4
+  big, rows = ((1, H, N, 128), dtypes.half), ((1, H, N), dtypes.float)
+  if mask == "window": mods, extra = Mods(causal=True, window=(300, 0)), []
+  else:
+    R, C = -(-N // cfg.block_m), -(-N // cfg.block_n)   # the map: keys x queries
+    mods = Mods(causal=True, mask_mod=lambda b, h, qi, kj, d: d[b, qi].eq(d[b, kj]), n_args=1)
+    extra = [((1, N), dtypes.int32), ((1, 1, R, 2), dtypes.int32), ((1, 1, R, C), dtypes.int32), ((H * R,), dtypes.int32)]
+  shapes = [big] * 4 + [rows] * 2 + [big] * 2 + extra + [((32,), dtypes.uint64)]
+  src = render(flash_bwd_dkdv(*[UOp.placeholder(sh, dt, i) for i, (sh, dt) in enumerate(shapes)], target=SM90A, cfg=cfg, mods=mods), "sm_90a")
+  wait = "mbarrier.try_wait.parity.shared::cta.b64"
+  assert src[:src.index("return;")].count(wait) == 2 and src.count(wait) == 2 + 2 * 2 and "__syncthreads" not in src
+  r = cuda_resources(src, "sm_90a")
+  assert r["wgmma_serialized"] == 0 and r["spill_stores"] <= spill, r
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mask", ["window", "document"])
+def test_backward_ring_under_masks_on_hopper(rng, mask):
+  """on an H100 or H200: causal dK/dV's ring (128x64x8tr2) under a window or a document mask, one query head a KV head, tails (1000
+  queries and keys, 3 documents of uneven length), gives the gradients of the kernels without the ring within rounding, and under
+  TinyJit, replayed on fresh inputs, those of eager"""
+  from tinygrad import TinyJit
+  from fa_uop import flash_attention, flash_attention_backward, BwdConfig
+  ring, plain = (BwdConfig.parse("128x64x8tr2"), BwdConfig(64, 64, 4, 3)), (BwdConfig(64, 64, 4), BwdConfig(64, 64, 4, 3))
+  r, seed = rng
+  rand = lambda *sh: Tensor(r.standard_normal(sh).astype(np.float32)).cast(dtypes.half).contiguous().realize()
+  docs = Tensor(np.repeat(np.arange(3), (200, 500, 300))[None].astype(np.int32)).realize()
+  kw = dict(window=(300, 0)) if mask == "window" else dict(mask_mod=lambda b, h, qi, kj, d: d[b, qi].eq(d[b, kj]), mod_args=(docs,))
+  step = TinyJit(lambda *xs: [g.realize() for g in flash_attention_backward(*xs, causal=True, configs=ring, **kw)])
+  for i in range(4):   # TinyJit: the second call captures, the rest replay
+    q, k, v, do = rand(1, 4, 1000, 128), rand(1, 4, 1000, 128), rand(1, 4, 1000, 128), rand(1, 4, 1000, 128)
+    o, lse = (x.realize() for x in flash_attention(q, k, v, causal=True, return_lse=True, **kw))
+    want = [host(g) for g in flash_attention_backward(q, k, v, o, lse, do, causal=True, configs=plain, **kw)]
+    got = [host(g) for g in flash_attention_backward(q, k, v, o, lse, do, causal=True, configs=ring, **kw)]
+    jit = [host(g) for g in step(q, k, v, o, lse, do)]
+    for name, g, j, w in zip(("dq", "dk", "dv"), got, jit, want):
+      err = np.abs(g - w).max() / np.abs(w).max()
+      assert np.isfinite(g).all() and err < 2e-3, f"call {i}: {name} rel err {err:.2e} against the kernels without the ring (seed {seed})"
+      assert (j == g).all(), f"jit call {i}: {name} (seed {seed})"
 
 @pytest.mark.parametrize("kernel,c", [("dkdv", "64x64x4x2tr2"), ("dkdv", "128x64x8tr2"), ("dq", "64x64x4x2tr2")], ids=str)
 @pytest.mark.parametrize("causal", [False, True])
