@@ -101,7 +101,7 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
   if ring: args, tmaps = args[:-1], flat(args[-1])
   dqa, *args = args if cfg.dq else (None, *args)   # with dq: the zeroed float32 dQ (B, H, Nq to whole query tiles, D) added into
   args, grid, b, hk, nb = launch(mods, args, B, Hkv, math.ceil(Nk / BK), last_first=False)   # the first key blocks see the most queries
-  blk = Block(target, W, producer=ring > 0)
+  blk = Block(target, W, producer=ring > 0, rebuilt=cfg.rebuilt)
   n0 = nb * BK
   kv_base = ((b * Hkv + hk) * Nk + n0) * D
   qg, kg, vg, dog = flat(q), flat(k), flat(v), flat(do)
@@ -372,7 +372,7 @@ def flash_bwd_dq(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dq:UOp, *args:
   c = sc * LOG2E
 
   args, grid, b, h, mb = launch(mods, args, B, H, math.ceil(Nq / BM), last_first=True)
-  blk = Block(target, W, producer=ring > 0)
+  blk = Block(target, W, producer=ring > 0, rebuilt=cfg.rebuilt)
   m0 = mb * BM
   q_base, kv_base = ((b * H + h) * Nq + m0) * D, (b * Hkv + h // (H // Hkv)) * Nk * D
   kg, vg = flat(k), flat(v)

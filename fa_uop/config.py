@@ -27,6 +27,10 @@ class FwdConfig:
   # the warps split this many ways along the head dim (the output's columns, cols) and the keys a step (S's columns), each row group's
   # row max exchanged and P shared through LDS (fa_uop.forward.attend); not by wgmma
   split: int = 1
+  # by wgmma: the descriptors of the products with A in LDS (the forward's Q·Kᵀ) built again each K-step from the tiles' addresses,
+  # not added to (target._cuda_wgmma). The same work; nvcc schedules the two apart: H200, 128x224x8tr2p at D=64 N=16384 4.64 -> 4.31
+  # ms, level or up to 1% slower elsewhere (docs/runs/2026-11-29_desc_grid), so a choice of the config's
+  rebuilt: bool = False
   def cols(self, d:int) -> int:
     """a warp's head-dim columns of the output (BwdConfig: of dK and dV, or dQ): d in whole 16-column pieces split `split` ways, the
     last group's past d phantom where the pieces do not divide (D=176, 11 pieces: two groups of 96 columns, as D=192's; they read the
@@ -86,19 +90,21 @@ class FwdConfig:
       raise ValueError(f"{self}: a ping-pong takes turns between two consumer warpgroups (8 warps) on a producer's ring")
     if self.split > 1 and self.tma: raise ValueError(f"{self}: a split's warps issue their own copies (no tma)")
     if self.persistent and not self.ring: raise ValueError(f"{self}: a persistent block's producer fills a ring (tma, r)")
+    if self.rebuilt and not self.by_wgmma(target, d): raise ValueError(f"{self}: rebuilt descriptors (d) are wgmma's")
     return target
   def __str__(self) -> str:
     return f"{self.block_m}x{self.block_n}x{self.warps}" + (f"x{self.blocks}" if self.blocks else "") + ("t" if self.tma else "") + \
       (f"r{self.ring}" if self.ring else "") + ("p" if self.pingpong else "") + ("P" if self.persistent else "") + \
-      (f"s{self.split}" if self.split > 1 else "")
+      (f"s{self.split}" if self.split > 1 else "") + ("d" if self.rebuilt else "")
   @staticmethod
   def parse(s:str) -> FwdConfig:
-    """the config str() names, e.g. 64x64x4, 64x64x4x3, 64x64x4t, 64x64x4tr2, 128x128x8tr2p, 128x128x8tr2pP, 32x32x4s2"""
+    """the config str() names, e.g. 64x64x4, 64x64x4x3, 64x64x4t, 64x64x4tr2, 128x128x8tr2p, 128x128x8tr2pP, 32x32x4s2, 128x224x8tr2pd"""
+    s, rebuilt = s.removesuffix("d"), s.endswith("d")
     s, _, split = s.partition("s")
     s, _, ring = s.partition("r")
     ring, persistent = ring.removesuffix("P"), ring.endswith("P")
     return FwdConfig(*map(int, s.removesuffix("t").split("x")), tma=s.endswith("t"), ring=int(ring.removesuffix("p") or 0),  # type: ignore[arg-type]
-                     pingpong=ring.endswith("p"), persistent=persistent, split=int(split or 1))
+                     pingpong=ring.endswith("p"), persistent=persistent, split=int(split or 1), rebuilt=rebuilt)
 
 @dataclass(frozen=True)
 class BwdConfig:
@@ -119,6 +125,7 @@ class BwdConfig:
   # done: no copy or block barrier in their step. Else the backward's copies are the target's async copies, issued by its own warps
   tma: bool = False
   ring: int = 0
+  rebuilt: bool = False   # as the forward's: its descriptors where A is in LDS (Sᵀ, dPᵀ; dQ's dP) rebuilt each K-step
   pingpong: ClassVar[bool] = False
   persistent: ClassVar[bool] = False
   def cols(self, d:int) -> int: return FwdConfig.cols(self, d)  # type: ignore[arg-type]
@@ -152,11 +159,12 @@ class BwdConfig:
   def __str__(self) -> str: return FwdConfig.__str__(self) + ("q" if self.dq else "")  # type: ignore[arg-type]
   @staticmethod
   def parse(s:str) -> BwdConfig:
-    """the config str() names, e.g. 64x32x4, 64x64x4x3, 64x64x8s2, 64x64x4q, 128x64x8tr2"""
-    body, _, split = s.removesuffix("q").partition("s")
+    """the config str() names, e.g. 64x32x4, 64x64x4x3, 64x64x8s2, 64x64x4q, 128x64x8tr2, 128x64x8tr2d"""
+    body, rebuilt = s.removesuffix("q").removesuffix("d"), s.removesuffix("q").endswith("d")
+    body, _, split = body.partition("s")
     body, _, ring = body.partition("r")
     return BwdConfig(*map(int, body.removesuffix("t").split("x")), split=int(split or 1), dq=s.endswith("q"),  # type: ignore[arg-type]
-                     tma=body.endswith("t"), ring=int(ring or 0))
+                     tma=body.endswith("t"), ring=int(ring or 0), rebuilt=rebuilt)
 
 def default_bwd_configs(target:Target, d:int, mods:str="", one_device:bool=True, group:int=1) -> tuple[BwdConfig, BwdConfig]:
   """(dK/dV, dQ) configs: 64 rows over 4 warps and 32 columns fit 48 KB of LDS up to D=128 in both; with wgmma 64 columns (64 KB
@@ -223,7 +231,7 @@ CANDIDATES = (FwdConfig(64, 32, 4), FwdConfig(64, 64, 4), FwdConfig(128, 32, 8),
               FwdConfig(128, 64, 8, tma=True, ring=2), FwdConfig(128, 128, 8, tma=True, ring=1),
               FwdConfig(128, 128, 8, tma=True, ring=2, pingpong=True), FwdConfig(128, 64, 8, tma=True, ring=2, pingpong=True),
               FwdConfig(128, 192, 8, tma=True, ring=2, pingpong=True), FwdConfig(128, 224, 8, tma=True, ring=2, pingpong=True),
-              FwdConfig(32, 32, 4, split=2))
+              FwdConfig(128, 224, 8, tma=True, ring=2, pingpong=True, rebuilt=True), FwdConfig(32, 32, 4, split=2))
 
 def candidates(target:Target, d:int, mods:str="") -> list[FwdConfig]:
   # a wgmma warpgroup holds O and S, (d + block_n) / 2 floats a thread: past 192 ptxas spills them (fp8 D=256 128x192x8tr2p: 1216
@@ -253,8 +261,9 @@ def default_fwd_config(target:Target, d:int, causal:bool=False, nq:int|None=None
   cfg = _default_fwd_config(target, d, causal, nq, nk, mods)
   # the wide key tiles (192, 224) were timed without modifications: under one beyond causal (a window's, softcap's, score_mod's or
   # mask_mod's work a column) they spill (D=128 192: 36-52 bytes under a document mask, 40 under a softcap; fp8's 224: 24 under a
-  # window or a document mask, S in 448 bytes of local memory under a softcap), so they take 128 keys, as measured before them
-  cfg = replace(cfg, block_n=128) if cfg.block_n > 128 and beyond(mods) else cfg
+  # window or a document mask, S in 448 bytes of local memory under a softcap), so they take 128 keys, as measured before them (and
+  # the descriptors as there: rebuilt was timed at 224)
+  cfg = replace(cfg, block_n=128, rebuilt=False) if cfg.block_n > 128 and beyond(mods) else cfg
   # a persistent block's tiles take the same trips (no causal mask, window or mask_mod), and it was timed without modifications
   return replace(cfg, persistent=False) if cfg.persistent and mods else cfg
 

@@ -366,7 +366,7 @@ def flash_fwd(q:UOp, k:UOp, v:UOp, o:UOp, lse:UOp|None=None, *args:UOp, target:T
   descales, args = (args[:3], args[3:]) if (fp8:=q.dtype.itemsize == 1) else ((), args)
 
   ring = cfg.ring if tma else 0
-  blk = Block(target, cfg.warps, producer=ring > 0)
+  blk = Block(target, cfg.warps, producer=ring > 0, rebuilt=cfg.rebuilt)
   lim, sc, nR = (H - 1, Nq - 1, Nk - 1), 1 / math.sqrt(D) if scale is None else scale, math.ceil(Nq / BM)
   nkp = v.shape[3] if cfg.reads_vt(target, D) else 0   # Vᵀ's keys a row
   def block_tile(b:UOp, h:UOp, mb:UOp) -> tuple:

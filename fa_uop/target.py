@@ -343,20 +343,24 @@ def _cuda_ldsm(addr:UOp, trans:bool, name:str, dtype:DType) -> list[UOp]:
   conv = "__ushort_as_half" if dtype == dtypes.half else "__ushort_as_bfloat16"
   return [UOp(Ops.CUSTOMI, dtype, (ld, UOp.const(i, dtypes.int)), arg=f"{conv}(((unsigned short *){name})[{{1}}])") for i in range(8)]
 
-def _wgmma_desc(addr:str, lbo:int=16, swizzle:int=128) -> tuple[str, str]:
+def _wgmma_desc(addr:str, lbo:int=16, swizzle:int=128) -> tuple[str, str, str]:
   """a wgmma matrix descriptor of a tile in swizzle atoms of 8 rows of `swizzle` bytes (128, 64 or 32) from the LDS byte address addr:
   start address >> 4, leading byte offset (K-major: unused, 1; MN-major: from one atom column block to the next), stride byte offset
   8 rows of the atom (the next 8 rows), the swizzle's mode (1: 128 bytes, 2: 64, 3: 32). As (its low word, for a 32-bit register,
   and a template of the whole 64 bits, {} for the low word): a K-step adds its offset >> 4 to the low word (LDS addresses stay
   below 256 KB, so the 14-bit start address never carries), one add where building the descriptor again took five (nvcc's sm_90a
-  dK/dV loop at D=128: 522 -> 424 instructions)"""
-  hi = (8 * swizzle >> 4) | ({128: 1, 64: 2, 32: 3}[swizzle] << 30)
-  return f"((({addr}) >> 4) & 0x3FFF) | {lbo >> 4 << 16}u", f"((({hi}ull) << 32) | (unsigned long long)({{}}))"
+  dK/dV loop at D=128: 522 -> 424 instructions); and the whole descriptor from addr, as each K-step's was built before (rebuilt,
+  _cuda_wgmma)"""
+  mode = {128: 1, 64: 2, 32: 3}[swizzle]
+  hi = (8 * swizzle >> 4) | (mode << 30)
+  return f"((({addr}) >> 4) & 0x3FFF) | {lbo >> 4 << 16}u", f"((({hi}ull) << 32) | (unsigned long long)({{}}))", \
+    f"(((unsigned long long)((({addr}) & 0x3FFFF) >> 4)) | ({lbo >> 4}ull << 16) | ({8 * swizzle >> 4}ull << 32) | ({mode}ull << 62))"
 
 _WG_TYPES = {dtypes.half: "f16", dtypes.bfloat16: "bf16", dtypes.fp8e4m3: "e4m3", dtypes.fp8e5m2: "e5m2"}
 
 def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:UOp|list[UOp], a_block:int=0, b_swizzle:int=128,
-                acc:list[UOp]|None=None, b_kn:bool=False, into:list[UOp]|None=None, add:bool=False, live:UOp|None=None) -> list[UOp]:
+                acc:list[UOp]|None=None, b_kn:bool=False, into:list[UOp]|None=None, add:bool=False, live:UOp|None=None,
+                rebuilt:bool=False) -> list[UOp]:
   """wgmma.mma_async m64n{n}k{K} over ksteps K-steps of 32 bytes (K: 16 16-bit or 32 8-bit elements), all 128 threads of the warpgroup
   (4 consecutive warps from a multiple of 4): D (64 x n, float32) = A·B, plus acc (this thread's n/2 floats) where given. B from the
   LDS tile at b in swizzle atoms of b_swizzle bytes a row (128, 64 or 32: tiles.Smem), b_block bytes from one atom column block to
@@ -375,12 +379,13 @@ def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:
   regs = ",".join(f"%{i}" for i in range(nd))
   outs = ", ".join(f'"+f"(*{{{ci + i}}})' if into else f'"+f"({name}[{i}])' for i in range(nd))
   steps, accumulate = [], acc is not None or add
-  (low_b, whole_b), (low_a, whole_a) = _wgmma_desc("(unsigned)__cvta_generic_to_shared({0})", b_block if b_kn else 16, b_swizzle), \
-                                       _wgmma_desc("(unsigned)__cvta_generic_to_shared({1})")
+  lds_b, lds_a = "(unsigned)__cvta_generic_to_shared({0})", "(unsigned)__cvta_generic_to_shared({1})"
+  (low_b, whole_b, _), (low_a, whole_a, _) = _wgmma_desc(lds_b, b_block if b_kn else 16, b_swizzle), _wgmma_desc(lds_a)
+  rebuilt = rebuilt and not regs_a
   for kk in range(ksteps):
     # the K-step's B: MN-major 16 rows of an atom on; K-major 32 bytes on, into the next atom column block past one atom
     kb = kk * 16 * b_swizzle if b_kn else kk * 32 // b_swizzle * b_block + kk * 32 % b_swizzle
-    desc_b = whole_b.format(f"{name}_db + {kb >> 4}u")
+    desc_b = _wgmma_desc(f"{name}_b + {kb}", b_block if b_kn else 16, b_swizzle)[2] if rebuilt else whole_b.format(f"{name}_db + {kb >> 4}u")
     if regs_a:
       a_op, a_in = f"{{{{%{nd + 1}, %{nd + 2}, %{nd + 3}, %{nd + 4}}}}}", ", ".join(f'"r"({name}_a[{4 * kk + j}])' for j in range(4)) + ", "
       scale, b_op, trans = f"%{nd + 5}", f"%{nd}", f", {int(b_kn)}" if dtype.itemsize == 2 else ""   # 8-bit: no transpose flags
@@ -388,7 +393,8 @@ def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:
     else:
       ka = kk * 32 // 128 * a_block + kk * 32 % 128
       a_op, b_op, scale, trans = f"%{nd}", f"%{nd + 1}", f"%{nd + 2}", f", 0, {int(b_kn)}" if dtype.itemsize == 2 else ""
-      ins = f'"l"({whole_a.format(f"{name}_da + {ka >> 4}u")}), "l"({desc_b}), "r"({1 if accumulate else min(kk, 1)})'
+      desc_a = _wgmma_desc(f"{name}_a + {ka}")[2] if rebuilt else whole_a.format(f"{name}_da + {ka >> 4}u")
+      ins = f'"l"({desc_a}), "l"({desc_b}), "r"({1 if accumulate else min(kk, 1)})'
     steps.append(f'asm volatile("{{{{\\n.reg .pred p;\\nsetp.ne.b32 p, {scale}, 0;\\nwgmma.mma_async.sync.aligned.m64n{n}k{32 // dtype.itemsize}.f32.{ty}.{ty} '
                  f'{{{{{regs}}}}}, {a_op}, {b_op}, p, 1, 1{trans};\\n}}}}" : {outs} : {ins});')
   init = ", ".join(f"{{{ci + i}}}" for i in range(nd)) if acc is not None else ", ".join(["0.0f"] * nd)
@@ -402,7 +408,7 @@ def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:
     u16 = "__half_as_ushort" if dtype == dtypes.half else "__bfloat16_as_ushort"
     a_decl = f"; unsigned {name}_a[{na}] = {{{{" + ", ".join(f"((unsigned){u16}({{{ai + 2 * j}}}) | ((unsigned){u16}({{{ai + 2 * j + 1}}}) << 16))"
                                                               for j in range(na)) + "}}"
-  body = (f"unsigned {name}_db = {low_b}" + (a_decl if regs_a else f", {name}_da = {low_a}") +
+  body = (f"unsigned {name}_b = {lds_b}, {name}_a = {lds_a}" if rebuilt else f"unsigned {name}_db = {low_b}" + (a_decl if regs_a else f", {name}_da = {low_a}")) + (
           '; asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); ' + " ".join(steps) + ' asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");')
   # a constant of the input type rides along unused: tinygrad includes that type's header for the values a kernel has, and a kernel
   # whose 16-bit data never leaves LDS but through wgmma has none

@@ -18,6 +18,7 @@ class Block:
   target: Target
   warps: int
   producer: bool = False
+  rebuilt: bool = False   # wgmma's descriptors where A is in LDS rebuilt each K-step (FwdConfig.rebuilt)
   ids: Iterator[int] = field(default_factory=lambda: itertools.count(10))
   slots: Iterator[int] = field(default_factory=itertools.count)
   def __post_init__(self):
@@ -557,7 +558,7 @@ def wgmma_tile(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:boo
   of the same tiles. Returns the stores."""
   if blk.target.wgmma is None: return _wgmma_twin(blk, acc, a, b, b_kn, add, a_row, b_off)
   regs = _acc_regs(acc)
-  vals = blk.target.wgmma(*_wgmma_args(blk, acc, a, b, b_kn, a_row, b_off), [r.load() for r in regs] if add else None, b_kn)
+  vals = blk.target.wgmma(*_wgmma_args(blk, acc, a, b, b_kn, a_row, b_off), [r.load() for r in regs] if add else None, b_kn, rebuilt=blk.rebuilt)
   return UOp.group(*[r.store(v) for r, v in zip(regs, vals)])
 
 @dataclass(frozen=True)
@@ -571,7 +572,7 @@ def wgmma_issue(blk:Block, acc:UOp, a:Smem|Callable[[int], UOp], b:Smem, b_kn:bo
   the twin's runs where issued"""
   if blk.target.wgmma is None: return InFlight(acc, _wgmma_twin(blk, acc, a, b, b_kn, add, None, 0))
   regs, args = _acc_regs(acc), _wgmma_args(blk, acc, a, b, b_kn, None, 0)
-  return InFlight(acc, _statement(blk, lambda live: blk.target.wgmma(*args, b_kn=b_kn, into=regs, add=add, live=live)[0]))
+  return InFlight(acc, _statement(blk, lambda live: blk.target.wgmma(*args, b_kn=b_kn, into=regs, add=add, live=live, rebuilt=blk.rebuilt)[0]))
 
 def wgmma_wait(blk:Block, f:InFlight, pending:int=0, *deps:UOp) -> UOp:
   """f's product done, once at most `pending` products issued after it are in flight, and after deps: the statement reads of f.acc

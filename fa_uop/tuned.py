@@ -12,15 +12,17 @@ fp16 on the H100 (docs/journal.md, 2026-11-25), so one table serves both."""
 # N=1024 moved to 128x128x8tr2p and 64x64x4t causal, the rest as before (docs/runs/2026-11-28g_short/tune128/tune_ms.json).
 # D=64 again on 2026-11-28, the H200, the kernels of fbd7a3a, event_time: four rows moved, each by 1-3% (docs/runs/2026-11-28i_p/tune64/
 # tune_ms.json). By hand on 2026-11-29: d128_full_q1024_k1024 128x128x8tr2p -> 128x128x8tr2pP (persistent, each tile's Q copied by
-# the producer: 0.241 against 0.258 ms on the H200, docs/runs/2026-11-29_persistent_q/verify.log; the tuner does not time P). tests/test_hopper.py
+# the producer: 0.241 against 0.258 ms on the H200, docs/runs/2026-11-29_persistent_q/verify.log; the tuner does not time P); later that
+# day d64_full_q4096_k4096 and d64_full_q16384_k16384 128x224x8tr2p -> 128x224x8tr2pd (Q·Kᵀ's descriptors rebuilt each K-step: the
+# H200, 1.201 -> 1.182 and 4.64 -> 4.31 ms, docs/runs/2026-11-29_desc_grid/ab.log, ss.log; causal N=16384 level). tests/test_hopper.py
 # holds the table to kernels without spill
 TABLE: dict[str, dict[str, str]] = {"sm_90a": {
   "d64_causal_q1024_k1024": "64x64x4x3",
   "d64_causal_q16384_k16384": "128x224x8tr2p",
   "d64_causal_q4096_k4096": "64x128x4t",
   "d64_full_q1024_k1024": "64x128x4t",
-  "d64_full_q16384_k16384": "128x224x8tr2p",
-  "d64_full_q4096_k4096": "128x224x8tr2p",
+  "d64_full_q16384_k16384": "128x224x8tr2pd",
+  "d64_full_q4096_k4096": "128x224x8tr2pd",
   "d128_causal_q1024_k1024": "64x64x4t",
   "d128_causal_q16384_k16384": "128x128x8tr2p",
   "d128_causal_q4096_k4096": "128x128x8tr2p",

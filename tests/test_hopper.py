@@ -277,6 +277,36 @@ def test_uniform_warp():
   assert "int lidx1 = threadIdx.y; /* 8 */" in (own:=render(sink.replace(arg=KernelInfo(sink.arg.name)), "sm_90a")) and "__shfl_sync" not in own
 
 @pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
+def test_rebuilt_descriptors():
+  """a config's d (rebuilt): its products with A in LDS (the forward's Q·Kᵀ; the backward's Sᵀ and dPᵀ) build each K-step's wgmma
+  descriptors from the tiles' addresses, those with A in registers (P·V; dV, dK, dQ) add to one low word as without d; named and
+  parsed, wgmma's only (a ValueError before any kernel), stepped back with the wide tiles under a mask; the table's D=64 pick builds
+  for sm_90a as the bulk-copy forward without spill"""
+  import dataclasses
+  from test_compile import fwd_sink, bwd_sinks
+  from fa_uop import FwdConfig, BwdConfig, SM80, default_fwd_config
+  c = FwdConfig.parse("128x224x8tr2pd")
+  assert c == FwdConfig(128, 224, 8, tma=True, ring=2, pingpong=True, rebuilt=True) and str(c) == "128x224x8tr2pd" and not FwdConfig.parse("128x224x8tr2p").rebuilt
+  assert str(b:=BwdConfig.parse("128x64x8tr2d")) == "128x64x8tr2d" and b.rebuilt and BwdConfig.parse("64x64x4dq") == BwdConfig(64, 64, 4, dq=True, rebuilt=True)
+  for bad, t in ((FwdConfig(128, 32, 4, rebuilt=True), SM90A), (FwdConfig(64, 64, 4, rebuilt=True), SM80), (BwdConfig(64, 64, 4, rebuilt=True), SM80)):
+    with pytest.raises(ValueError, match="rebuilt"): bad.check(t, 64)
+  assert default_fwd_config(SM90A, 64, False, 16384, 16384) == c and default_fwd_config(SM90A, 64, False, 16384, 16384, "w") == FwdConfig.parse("128x128x8tr2p")
+  for sink, was in ((fwd_sink(SM90A, 64, False, cfg=c), fwd_sink(SM90A, 64, False, cfg=dataclasses.replace(c, rebuilt=False))),
+                    *zip(bwd_sinks(SM90A, 128, True, cfgs=(b, BwdConfig.parse("64x64x4x2tr2d"))), bwd_sinks(SM90A, 128, True, cfgs=(dataclasses.replace(b, rebuilt=False), BwdConfig.parse("64x64x4x2tr2"))))):
+    src, plain = render(sink, "sm_90a"), render(was, "sm_90a")
+    # A in LDS: the whole descriptor each K-step from the addresses, no low word kept (A's and B's); A in registers: B's low word, as without d
+    lds_a, regs_a = plain.count("_da = "), plain.count("_db = ") - plain.count("_da = ")
+    assert lds_a > 0 and regs_a > 0 and "& 0x3FFFF" not in plain, (lds_a, regs_a)
+    assert src.count("_da = ") == 0 and src.count("_db = ") == regs_a and src.count("_a = (unsigned)__cvta_generic_to_shared") == lds_a
+    assert src.count("wgmma.mma_async") == plain.count("wgmma.mma_async") and src.count("& 0x3FFFF) >> 4))") == 2 * plain.count("_da + ")
+  from tinygrad import UOp
+  from fa_uop import flash_fwd
+  big, rows = ((1, 32, 16384, 64), dtypes.half), ((1, 32, 16384), dtypes.float)
+  ps = [UOp.placeholder(sh, dt, i) for i, (sh, dt) in enumerate([big, big, big, big, rows, ((32,), dtypes.uint64)])]
+  r = cuda_resources(render(flash_fwd(*ps, target=SM90A, cfg=c, tma=True), "sm_90a"), "sm_90a")
+  assert r["spill_stores"] == 0 and r["stack"] == 0 and r["wgmma_serialized"] == 0, r
+
+@pytest.mark.skipif(not shutil.which("nvcc"), reason="no nvcc")
 def test_backward_builds_for_sm_90a_at_d256():
   """the H100's D=256 dK/dV (64x64x8s2: two warpgroups split along the head dim, 144 KB of LDS): Sᵀ and dPᵀ by wgmma with n = 32 (each
   warpgroup's half of the query tile), dV and dK with n = 128 (its half of the head dim) and Pᵀ and dSᵀ read from LDS; no mma.sync,
@@ -714,7 +744,7 @@ def test_backward_ring_waits_after_the_producer_leaves(kernel, c, causal):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("c,D,causal", [("128x64x8tr2,", 128, False), ("128x64x8tr2,64x64x4x2tr2", 128, True), ("64x64x4x2tr2,64x64x4x2tr2", 128, False), ("128x64x8tr2,", 64, True),
-                                         ("128x32x8tr3,128x64x8tr2", 64, False)], ids=str)
+                                         ("128x32x8tr3,128x64x8tr2", 64, False), ("128x64x8tr2d,64x64x4x2tr2d", 128, True)], ids=str)
 def test_backward_ring_on_hopper(rng, c, D, causal):
   """on an H100 or H200: the backward's kernels with a producer's ring (dK/dV's, and dQ's where named, else the default dQ) against
   float64, outputs poisoned, GQA, tails; and flash_attention_backward with them under TinyJit, replayed on fresh inputs (the tensor maps
@@ -808,7 +838,7 @@ def test_lazy_rescale_on_hopper(rng, c, D, dtype):
 @pytest.mark.gpu
 @pytest.mark.parametrize("c,D", [("64x64x4tr1", 128), ("64x64x4tr2", 128), ("128x128x8tr2", 128), ("64x128x4tr2", 64), ("128x64x8tr2", 256),
                                  ("64x64x4x2tr2", 128), ("128x128x8tr2p", 128), ("128x64x8tr2p", 256), ("128x192x8tr2p", 128),
-                                 ("128x224x8tr2p", 64)], ids=str)
+                                 ("128x224x8tr2p", 64), ("128x224x8tr2pd", 64)], ids=str)
 def test_warp_specialised_forward_on_hopper(c, D):
   """on an H100 or H200: the warp-specialised forward (a producer warpgroup filling a ring by bulk copies) against float64, causal and not,
   GQA with tails on both sides; and a mask under which whole query blocks see no key (their one phantom tile: the producer's copy past
