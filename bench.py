@@ -11,7 +11,7 @@ WINDOW=left,right (a side "none" or empty: unbounded), SOFTCAP=c, MASK=document|
 DOCS documents per packed sequence, default 4; ALiBi slopes 2^(-8(h+1)/H) as a score_mod; key lengths per batch entry in
 [NK/2, NK]): TFLOPS then count only the pairs kept, and the check is against a float32 reference with the same modifications,
 MODE (fwd, bwd, fwdbwd or a comma list of them: the backward is timed from a saved forward, TFLOPS 2.5x the forward's FLOPs),
-CONFIG (BMxBNxWARPS[xBLOCKS per SM][t: bulk tensor copies[rN: by a producer warpgroup, a ring of N]], else the tuner's choice), BWD_CONFIG (the backward's, for dK/dV and dQ: one, or two
+CONFIG (BMxBNxWARPS[xBLOCKS per SM][t: bulk tensor copies[rN: by a producer warpgroup, a ring of N[p][P]]][d], FwdConfig's names, else the tuner's choice), BWD_CONFIG (the backward's, for dK/dV and dQ: one, or two
 comma-separated, tr<N> on Hopper: a producer's ring of Q and dO for dK/dV, of K and V for dQ; else the defaults), SWEEP=1 (the FlashAttention-2 paper's grid: D in 64,128, H=2048/D,
 N in 1024,4096,16384, B=16384/N, causal and not; a table, JSON lines and a PNG plot under OUT, default ./out).
 With no GPU present it runs a small shape on tinygrad's emulator (DEV=PYTHON::sm_80). Exits non-zero if a check fails."""
