@@ -351,10 +351,9 @@ def _wgmma_desc(addr:str, lbo:int=16, swizzle:int=128) -> tuple[str, str, str]:
   below 256 KB, so the 14-bit start address never carries), one add where building the descriptor again took five (nvcc's sm_90a
   dK/dV loop at D=128: 522 -> 424 instructions); and the whole descriptor from addr, as each K-step's was built before (rebuilt,
   _cuda_wgmma)"""
-  mode = {128: 1, 64: 2, 32: 3}[swizzle]
-  hi = (8 * swizzle >> 4) | (mode << 30)
+  hi = (8 * swizzle >> 4) | ({128: 1, 64: 2, 32: 3}[swizzle] << 30)
   return f"((({addr}) >> 4) & 0x3FFF) | {lbo >> 4 << 16}u", f"((({hi}ull) << 32) | (unsigned long long)({{}}))", \
-    f"(((unsigned long long)((({addr}) & 0x3FFFF) >> 4)) | ({lbo >> 4}ull << 16) | ({8 * swizzle >> 4}ull << 32) | ({mode}ull << 62))"
+    f"(((unsigned long long)((({addr}) & 0x3FFFF) >> 4)) | ({lbo >> 4}ull << 16) | ({hi}ull << 32))"
 
 _WG_TYPES = {dtypes.half: "f16", dtypes.bfloat16: "bf16", dtypes.fp8e4m3: "e4m3", dtypes.fp8e5m2: "e5m2"}
 
@@ -370,7 +369,8 @@ def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:
   rounded here, two by one cvt (tinygrad's casts round one at a time, and leave the bytes to be packed). Thread l of warp w gets rows 16w + l//4 and
   16w + l//4 + 8 in mma.sync's m16n8 C layout, 8 columns at a time: returned as its n/2 floats, the product waited for.
   into: the accumulator's n/2 registers (their indexes), D = A·B (+ D with add) left in flight in them: a statement, committed, not waited
-  for (_cuda_wgmma_wait), the statement run only where `live`."""
+  for (_cuda_wgmma_wait), the statement run only where `live`. rebuilt (FwdConfig.rebuilt), with A from LDS: each K-step's two
+  descriptors built from the tiles' addresses, where otherwise a low word is kept for each and added to (_wgmma_desc)."""
   ty, nd, regs_a = _WG_TYPES[dtype], n // 2, isinstance(a, list)
   assert not (b_kn and dtype.itemsize == 1), "wgmma takes 8-bit B K-major only"
   na = 4 * ksteps if regs_a else 0   # A's 32-bit registers
@@ -408,8 +408,8 @@ def _cuda_wgmma(b:UOp, n:int, ksteps:int, b_block:int, name:str, dtype:DType, a:
     u16 = "__half_as_ushort" if dtype == dtypes.half else "__bfloat16_as_ushort"
     a_decl = f"; unsigned {name}_a[{na}] = {{{{" + ", ".join(f"((unsigned){u16}({{{ai + 2 * j}}}) | ((unsigned){u16}({{{ai + 2 * j + 1}}}) << 16))"
                                                               for j in range(na)) + "}}"
-  body = (f"unsigned {name}_b = {lds_b}, {name}_a = {lds_a}" if rebuilt else f"unsigned {name}_db = {low_b}" + (a_decl if regs_a else f", {name}_da = {low_a}")) + (
-          '; asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); ' + " ".join(steps) + ' asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");')
+  decl = f"unsigned {name}_b = {lds_b}, {name}_a = {lds_a}" if rebuilt else f"unsigned {name}_db = {low_b}" + (a_decl if regs_a else f", {name}_da = {low_a}")
+  body = decl + '; asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); ' + " ".join(steps) + ' asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");'
   # a constant of the input type rides along unused: tinygrad includes that type's header for the values a kernel has, and a kernel
   # whose 16-bit data never leaves LDS but through wgmma has none
   if into: return [UOp(Ops.CUSTOM, dtypes.void, (*src, UOp.const(0, dtype)), arg=f"if ({{{len(src) - 1}}}) {{{{ {body} }}}}" if live is not None else f"{{{{ {body} }}}}")]
