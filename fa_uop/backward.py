@@ -153,7 +153,8 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
     g, mod_args, kstages = blk.range(G, AxisType.REDUCE), args, stages   # (stages is the stages' list below)
     args, plan = kernel_plan(mods, args, b, hk * G + g, nb, n0, n0 + BK - 1, Nq, BQ, stages, keys=False)   # the map: keys x queries
     phantom = (plan.total if isinstance(plan.total, int) else plan.total.vmin) < 1
-    n_masked = (1 if isinstance(plan.n_masked, int) else plan.n_masked.maximum(1)) if phantom else plan.n_masked
+    masked_trips = lambda pl: (1 if isinstance(pl.n_masked, int) else pl.n_masked.maximum(1)) if phantom else pl.n_masked
+    n_masked = masked_trips(plan)
     n_free = plan.n_free
   elif not causal: q_lo, n_masked, n_free = 0, 0, n_qt
   elif not one_stage:
@@ -293,18 +294,17 @@ def flash_bwd_dkdv(q:UOp, k:UOp, v:UOp, do:UOp, lse:UOp, delta:UOp, dk:UOp, dv:U
       positions: with a loop a head, tinygrad 0.14's linearizer declared the block's first key inside it, out of the sight of the
       consumers' code after it (nvcc: undefined identifier). A window's or block map's tiles (G = 1) from a plan of its own, made
       outside the consumers' head loop, positions as theirs: the masked stage's trips (one, a phantom's of tile 0, where none), then the rest"""
-      if general:
+      if general:   # (G = 1)
         _, pl = kernel_plan(mods, mod_args, b, hk, nb, n0, n0 + BK - 1, Nq, BQ, kstages, keys=False)
-        nm = (1 if isinstance(pl.n_masked, int) else pl.n_masked.maximum(1)) if phantom else pl.n_masked
+        nm, gp = masked_trips(pl), 0
         pp = blk.range(blk.producing.where(nm + pl.n_free, 0))
         p = (pp < nm).where(pp, pp - nm + pl.n_masked)
         tile = ((pp >= nm) | (p < pl.n_masked)).where(pl.tile(p), 0) if phantom else pl.tile(p)
-        copy = lambda j, dst, row0, ok, i: bulk_copy_tile(blk, dst, tmaps.index(16 * j), row0, b * H + hk, bars.index(i))
-        return fill_ring(blk, ring, bars, q_s, do_s, copy, pp, lambda _: tile * BQ, None, prev).end(pp)
-      pp = blk.range(blk.producing.where(G * n_pos, 0))
-      gp, p = (pp // n_pos, pp % n_pos) if G > 1 else (0, pp)
-      (masked0, n0_pos), *rest = stages
-      tile = tile_of(masked0, p) if not rest else (p < n0_pos).where(tile_of(masked0, p), tile_of(rest[0][0], p - n0_pos))
+      else:
+        pp = blk.range(blk.producing.where(G * n_pos, 0))
+        gp, p = (pp // n_pos, pp % n_pos) if G > 1 else (0, pp)
+        (masked0, n0_pos), *rest = stages
+        tile = tile_of(masked0, p) if not rest else (p < n0_pos).where(tile_of(masked0, p), tile_of(rest[0][0], p - n0_pos))
       copy = lambda j, dst, row0, ok, i: bulk_copy_tile(blk, dst, tmaps.index(16 * j), row0, b * H + hk * G + gp, bars.index(i))
       return fill_ring(blk, ring, bars, q_s, do_s, copy, pp, lambda _: tile * BQ, None, prev).end(pp)
     start = producer(blk, cfg, bars, fill)   # type: ignore[arg-type]
