@@ -177,11 +177,15 @@ def default_bwd_configs(target:Target, d:int, mods:str="", one_device:bool=True,
   # non-causal, causal +4% at 4096 and +11% at 16384 (6.61 -> 5.93 ms at N=16384 beside 64x64x4 and 64x64x4x3); at D=64 it trails
   # (-3 to -27%; docs/journal.md 2026-11-29). Under a causal window or mask_mod (one of them, no more: timed so) causal dK/dV's ring with one
   # query head a KV head (group: the ring walks one head's plan), dQ's kernel without: H200 N=16384, window +6.8%, document +3.4%
+  # dK/dV's descriptors rebuilt each K-step (d) where timed faster, without modifications beyond causal: H200, D=128 non-causal's ring
+  # +2.3-2.6% at N=4096 and 16384, D=64 +2.0% non-causal and +1.1% causal at 16384; causal's 128-row ring -2.4%, dQ's ±1.5%: without
+  # (docs/runs/2026-11-29_bwd_desc/ab.log)
   if target.tma is not None and d == 128 and one_device:
     if not beyond(mods):
-      return BwdConfig(128, 64, 8, tma=True, ring=2) if "causal" in mods else BwdConfig(64, 64, 4, 2, tma=True, ring=2), BwdConfig(64, 64, 4, 2, tma=True, ring=2)
+      return BwdConfig(128, 64, 8, tma=True, ring=2) if "causal" in mods else BwdConfig(64, 64, 4, 2, tma=True, ring=2, rebuilt=True), BwdConfig(64, 64, 4, 2, tma=True, ring=2)
     if mods in ("causal_w", "causal_m") and group == 1: return BwdConfig(128, 64, 8, tma=True, ring=2), BwdConfig(64, 64, 4, 3)
-  if target.warpgroups and d % 64 == 0 and d <= 128: return BwdConfig(64, 64, 4, 3 if d == 64 else 0), BwdConfig(64, 64, 4, 3)
+  if target.warpgroups and d % 64 == 0 and d <= 128:
+    return BwdConfig(64, 64, 4, 3 if d == 64 else 0, rebuilt=d == 64 and not beyond(mods)), BwdConfig(64, 64, 4, 3)
   # at D=256 a warp's dK and dV of whole rows are 256 registers a thread: with wgmma two warpgroups split them along the head dim
   # (H100, B·N = 16k, H = 8: 91 -> 281 TFLOPS non-causal at N=4096, 1.06-1.14x FA2; dQ's 64x32x4 has no spill; 2026-11-26, tenth session)
   if target.warpgroups and d == 256: return BwdConfig(64, 64, 8, split=2), BwdConfig(64, 32, 4)

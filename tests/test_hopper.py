@@ -615,13 +615,14 @@ def test_backward_defaults_take_the_ring_where_it_runs(monkeypatch):
   on = lambda t, devs: t if devs is None else t.shard(devs, axis=0)
   x = lambda D, devs=None: on(Tensor.empty(2, 2, 256, D, dtype=dtypes.half, device="PYTHON"), devs)
   lse = lambda devs=None: on(Tensor.empty(2, 2, 256, device="PYTHON"), devs)
-  ring, plain = "64x64x4x2tr2,64x64x4x2tr2", "64x64x4,64x64x4x3"
+  ring, plain = "64x64x4x2tr2d,64x64x4x2tr2", "64x64x4,64x64x4x3"
   masked, doc = "128x64x8tr2,64x64x4x3", lambda b, h, qi, kj: (qi // 64).eq(kj // 64)
   cases = [(dict(), 128, None, ring), (dict(causal=True), 128, None, "128x64x8tr2,64x64x4x2tr2"), (dict(causal=True, window=(64, 0)), 128, None, masked),
            (dict(causal=True, mask_mod=doc), 128, None, masked), (dict(window=(64, 64)), 128, None, plain), (dict(mask_mod=doc), 128, None, plain),
            (dict(causal=True, window=(64, 0), mask_mod=doc), 128, None, plain), (dict(causal=True, window=(64, 0), softcap=20.0), 128, None, plain),
            (dict(softcap=20.0), 128, None, plain), (dict(score_mod=lambda s, b, h, qi, kj: s * 0.5), 128, None, plain),
-           (dict(mask_mod=lambda b, h, qi, kj: qi >= kj), 128, None, plain), (dict(), 64, None, "64x64x4x3,64x64x4x3"),
+           (dict(mask_mod=lambda b, h, qi, kj: qi >= kj), 128, None, plain), (dict(), 64, None, "64x64x4x3d,64x64x4x3"),
+           (dict(causal=True), 64, None, "64x64x4x3d,64x64x4x3"), (dict(causal=True, window=(64, 0)), 64, None, "64x64x4x3,64x64x4x3"),
            (dict(causal=True), 128, devices("sm_80"), plain)]
   for kw, D, devs, want in cases:
     seen.clear()
@@ -744,9 +745,11 @@ def test_backward_ring_waits_after_the_producer_leaves(kernel, c, causal):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("c,D,causal", [("128x64x8tr2,", 128, False), ("128x64x8tr2,64x64x4x2tr2", 128, True), ("64x64x4x2tr2,64x64x4x2tr2", 128, False), ("128x64x8tr2,", 64, True),
-                                         ("128x32x8tr3,128x64x8tr2", 64, False), ("128x64x8tr2d,64x64x4x2tr2d", 128, True)], ids=str)
+                                         ("128x32x8tr3,128x64x8tr2", 64, False), ("128x64x8tr2d,64x64x4x2tr2d", 128, True),
+                                         ("64x64x4x2tr2d,", 128, False), ("64x64x4x3d,", 64, True)], ids=str)
 def test_backward_ring_on_hopper(rng, c, D, causal):
-  """on an H100 or H200: the backward's kernels with a producer's ring (dK/dV's, and dQ's where named, else the default dQ) against
+  """on an H100 or H200: the backward's kernels with a producer's ring (dK/dV's, and dQ's where named, else the default dQ; and D=64's
+  default dK/dV, rebuilt descriptors without a ring) against
   float64, outputs poisoned, GQA, tails; and flash_attention_backward with them under TinyJit, replayed on fresh inputs (the tensor maps
   pointed anew each call), equal to eager"""
   from fa_uop import BwdConfig, default_bwd_configs

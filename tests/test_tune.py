@@ -154,6 +154,8 @@ def test_rdna_keys_shrink_under_modifications():
     plain_f, (plain_kv, plain_q) = default_fwd_config(t, d, True, mods="causal"), default_bwd_configs(t, d, "causal", one_device=False)
     f, (kv, q) = default_fwd_config(t, d, True, mods=f"causal_{tag}"), default_bwd_configs(t, d, f"causal_{tag}", group=2)
     assert f == (dataclasses.replace(plain_f, block_n=16) if shrinks else plain_f), (t.arch, d, tag, f)
+    # (Hopper's D=64 dK/dV drops its rebuilt descriptors there: timed without modifications only)
+    plain_kv = dataclasses.replace(plain_kv, rebuilt=False)
     assert kv == (dataclasses.replace(plain_kv, block_n=16 * plain_kv.split) if shrinks and plain_kv.block_n // plain_kv.split > 16
                   else plain_kv) and q == plain_q, (t.arch, d, tag, kv, q)
     cs = candidates(t, d, f"causal_{tag}")
