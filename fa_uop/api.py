@@ -4,20 +4,22 @@ import functools, math, os
 from typing import Callable
 from tinygrad import Tensor, UOp, dtypes
 from tinygrad.helpers import round_up
+from tinygrad.function import function
 from fa_uop import tune, shard
 from fa_uop.backward import flash_bwd_delta, flash_bwd_dkdv, flash_bwd_dq
 from fa_uop.config import BwdConfig, FwdConfig, default_bwd_configs, default_fwd_config, default_decode_config, decode_splits, split_kv
 from fa_uop.decode import flash_decode, flash_combine, flash_kv_write
 from fa_uop.forward import flash_fwd, flash_tma_maps, flash_vt
-from fa_uop.mods import Mods, stand_ins, args_read, only_read
+from fa_uop.mods import Mods, stand_ins, args_read, only_read, at_positions
 from fa_uop.blockmap import block_map, RESIDENT
 from fa_uop.target import Target, target_for, multiprocessors, tensor_map_template
 
 HEAD_DIMS = tuple(range(16, 257, 16))
 
-def _check(q, k, v, causal, scale, kn:str="k", vn:str="v", batch:bool=True, fp8:bool=False) -> Target:
+def _check(q, k, v, causal, scale, kn:str="k", vn:str="v", batch:bool=True, fp8:bool=False, seq:bool=False) -> Target:
   """the checks every entry point shares, k and v named kn and vn in the messages; batch: k's batch must be q's (else k is a
-  paged pool, which can be sharded over heads only); fp8: the entry point takes 8-bit floats where the target's fp8 MMA does"""
+  paged pool, which can be sharded over heads only); fp8: the entry point takes 8-bit floats where the target's fp8 MMA does;
+  seq: it takes tensors sharded over the sequence too (the ring, _ring_fwd)"""
   for name, t in (("q", q), (kn, k), (vn, v)):
     if not isinstance(t, Tensor): raise TypeError(f"{name} must be a tinygrad Tensor, got {type(t).__name__}")
     if t.ndim != 4: raise ValueError(f"{name} must have rank 4, (B, H, N, D) for q and (B, Hkv, N, D) for {kn} and {vn}; got shape {t.shape}")
@@ -35,7 +37,7 @@ def _check(q, k, v, causal, scale, kn:str="k", vn:str="v", batch:bool=True, fp8:
   if Hkv < 1 or H % Hkv: raise ValueError(f"q's heads H={H} must be a multiple of {kn}'s and {vn}'s heads Hkv={Hkv}")
   if min(B, H, Nq, Nk, Bk) < 1: raise ValueError(f"empty attention: q {q.shape}, {kn} {k.shape}")
   if D not in HEAD_DIMS: raise ValueError(f"head dim D={D} is not supported; supported: the multiples of 16 up to 256")
-  shard.check(("q", kn, vn), (q, k, v), (0, 1) if batch else (1,))
+  shard.check(("q", kn, vn), (q, k, v), ((0, 1, 2) if seq else (0, 1)) if batch else (1,))
   targets = {target_for(d) for d in ((q.device,) if isinstance(q.device, str) else q.device)}
   if len(targets) > 1: raise ValueError(f"q's devices {q.device} are of different kinds: {sorted(t.arch for t in targets)}")
   target = targets.pop()
@@ -75,7 +77,7 @@ def _mods(q:Tensor, causal:bool, window, softcap, score_mod, mask_mod, mod_args)
     read |= {getattr(u.arg, "name", None) for u in out.toposort()}
     bufs |= set(args_read(out, args))
   # a kernel sees its shard's batch entries and heads from 0: a mod reading the index of the sharded axis would read others' data
-  if (ax:=shard.axis(q)) is not None and (n:="bh"[ax]) in read:
+  if (ax:=shard.axis(q)) in (0, 1) and (n:="bh"[ax]) in read:
     raise ValueError(f"a mod reads {n}, the index of the axis q is sharded over ({shard.AXES[ax]}): each device would see its shard's "
                      f"{shard.AXES[ax]} from 0; shard over the other axis, or not at all")
   (score_mod, mask_mod), mod_args = only_read(tuple(sorted(bufs)), mod_args, (score_mod, 5), (mask_mod, 4))
@@ -140,17 +142,19 @@ def _bwd_builders(target:Target, dkdv:BwdConfig, dq:BwdConfig, mods:Mods, scale:
 
 def flash_attention_backward(q:Tensor, k:Tensor, v:Tensor, o:Tensor, lse:Tensor, do:Tensor, dlse:Tensor|None=None, causal:bool=False,
                              scale:float|None=None, configs:tuple[BwdConfig, BwdConfig]|None=None, window=None, softcap=None,
-                             score_mod=None, mask_mod=None, mod_args=()) -> tuple[Tensor, Tensor, Tensor]:
+                             score_mod=None, mask_mod=None, mod_args=(), layout:str="contiguous") -> tuple[Tensor, Tensor, Tensor]:
   """Gradients (dq, dk, dv) of flash_attention, in the inputs' dtype, from its output o and logsumexp lse and the gradient do
   of o (and dlse of lse, if the loss used it). Shapes and modifications as in flash_attention; GQA's dk and dv sum over the
   query heads that share a KV head, with no copies of K or V. delta = rowsum(do ∘ o) − dlse, then the dK/dV and the dQ kernels.
-  softcap's derivative is 1 - tanh², score_mod's tinygrad's UOp gradient; mod_args get no gradient."""
-  target = _check(q, k, v, causal, scale)
+  softcap's derivative is 1 - tanh², score_mod's tinygrad's UOp gradient; mod_args get no gradient. Sharded over the sequence
+  (layout as flash_attention's): the ring's backward, o, lse and do sharded as q."""
+  target = _check(q, k, v, causal, scale, seq=True)
   mods, mod_args = _mods(q, causal, window, softcap, score_mod, mask_mod, mod_args)
-  return _backward(target, mods, q, k, v, o, lse, do, dlse, scale, configs, mod_args)
+  _layout(q, k, layout)
+  return _backward(target, mods, q, k, v, o, lse, do, dlse, scale, configs, mod_args, layout)
 
 def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, lse:Tensor, do:Tensor, dlse:Tensor|None, scale:float|None,
-              configs:tuple[BwdConfig, BwdConfig]|None, mod_args:tuple[Tensor, ...]) -> tuple[Tensor, Tensor, Tensor]:
+              configs:tuple[BwdConfig, BwdConfig]|None, mod_args:tuple[Tensor, ...], layout:str="contiguous") -> tuple[Tensor, Tensor, Tensor]:
   B, H, Nq, D = q.shape
   for name, x, shape in (("o", o, q.shape), ("do", do, q.shape), ("lse", lse, (B, H, Nq)), ("dlse", dlse, (B, H, Nq))):
     if x is None and name == "dlse": continue
@@ -158,13 +162,15 @@ def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, 
     if x.shape != shape: raise ValueError(f"{name} must have shape {shape}, got {x.shape}")
     if x.device != q.device: raise ValueError(f"{name} must be on q's device {q.device}, got {x.device}")
     if not dtypes.is_float(x.dtype): raise TypeError(f"{name} must be a float tensor, got {x.dtype}")
-  shard.check(("q", "o", "lse", "do"), (q, o, lse, do))
+  shard.check(("q", "o", "lse", "do"), (q, o, lse, do), (0, 1, 2))
   if configs is not None and (len(configs) != 2 or not all(isinstance(c, BwdConfig) for c in configs)):
     raise TypeError(f"configs must be a pair of BwdConfig (dK/dV, dQ), got {configs!r}")
   one_device = isinstance(q.device, str)
-  cfg_dkdv, cfg_dq = configs or default_bwd_configs(target, D, mods.tag, one_device=one_device, group=H // k.shape[1])
+  kmods = at_positions(mods) if shard.axis(q) == 2 else mods   # the kernels' (a sequence-sharded call's over global positions)
+  cfg_dkdv, cfg_dq = configs or default_bwd_configs(target, D, kmods.tag, one_device=one_device, group=H // k.shape[1])
   for c in (cfg_dkdv, cfg_dq): c.check(target, q.shape[3])
   if cfg_dq.dq: raise ValueError(f"{cfg_dq}: the dQ accumulation (q) is the dK/dV config's, which then runs no dQ kernel")
+  if cfg_dkdv.dq and shard.axis(q) == 2: raise ValueError(f"{cfg_dkdv}: the dQ accumulation (q) runs on one device or over batch or heads, not over the sequence")
   for c in (cfg_dkdv, cfg_dq):
     if c.tma and not one_device: raise ValueError(f"{c}: the backward's ring runs on one device")
     # a window or mask_mod: causal dK/dV's ring for one query head a KV head (their tiles differ by head; built and GPU-tested so
@@ -174,8 +180,16 @@ def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, 
   do = do.cast(q.dtype).contiguous()
   delta = Tensor.custom_kernel(o.cast(q.dtype).contiguous(), do, shard.empty(lse, (B, H, Nq), dtypes.float32),
                                *(() if dlse is None else (dlse.float().contiguous(),)), fxn=_delta_builder(target))[2]
+  lse = lse.float().contiguous()
+  if shard.axis(q) == 2: return _ring_bwd(target, mods, (cfg_dkdv, cfg_dq), q, k, v, do, lse, delta, scale, mod_args, layout)
+  return _bwd_kernels(target, mods, (cfg_dkdv, cfg_dq), q, k, v, do, lse, delta, scale, mod_args)
+
+def _bwd_kernels(target:Target, mods:Mods, cfgs:tuple[BwdConfig, BwdConfig], q:Tensor, k:Tensor, v:Tensor, do:Tensor, lse:Tensor,
+                 delta:Tensor, scale:float|None, mod_args:tuple[Tensor, ...]) -> tuple[Tensor, Tensor, Tensor]:
+  """(dq, dk, dv) by the dK/dV and dQ kernels (or dK/dV's with the dQ accumulation) from do, lse and delta"""
+  (B, H, Nq, D), (cfg_dkdv, cfg_dq) = q.shape, cfgs
   f_dkdv, f_dq = _bwd_builders(target, cfg_dkdv, cfg_dq, mods, scale)
-  ins = (q.contiguous(), k.contiguous(), v.contiguous(), do, lse.float().contiguous(), delta)
+  ins = (q.contiguous(), k.contiguous(), v.contiguous(), do, lse, delta)
   args = tuple(t.contiguous() for t in mod_args)
   maps = ((), ()) if mods.mask_mod is None else \
     (_block_map(target, mods, mod_args, q, k, cfg_dkdv, keys=False, group=H // k.shape[1]), _block_map(target, mods, mod_args, q, k, cfg_dq))
@@ -213,8 +227,8 @@ def _block_map(target:Target, mods:Mods, mod_args:tuple[Tensor, ...], q:Tensor, 
                group:int=1) -> tuple[Tensor, Tensor, Tensor]:
   """the block map of a kernel tiled by cfg; its schedule orders the blocks of one device's kernel, so it is built for the shard's
   batch and heads (the mods read neither sharded axis) and the device's multiprocessors"""
-  B, H = shard.local_shape(q)[:2]
-  return block_map(mods, mod_args, q.device, B, H, q.shape[2], k.shape[2], cfg.block_m, cfg.block_n, keys=keys, group=group,
+  B, H, Nq = shard.local_shape(q)[:3]
+  return block_map(mods, mod_args, q.device, B, H, Nq, shard.local_shape(k)[2], cfg.block_m, cfg.block_n, keys=keys, group=group,
                    slots=multiprocessors(shard.device(q), target) * (cfg.blocks or RESIDENT))
 
 @functools.cache
@@ -254,9 +268,9 @@ def vt_layout(v:Tensor, target:Target, block_n:int) -> Tensor:
 def _vt_builder(target:Target): return functools.cache(lambda *ps: flash_vt(*ps, target=target))
 
 def _run_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, mods:Mods, scale:float|None, mod_args:tuple[Tensor, ...]=(),
-             descales:tuple[Tensor, ...]=()) -> tuple[Tensor, Tensor]:
+             descales:tuple[Tensor, ...]=(), o_dtype=None) -> tuple[Tensor, Tensor]:
   B, H, Nq, D = q.shape
-  o, lse = shard.empty(q, (B, H, Nq, D), dtypes.bfloat16 if descales else q.dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
+  o, lse = shard.empty(q, (B, H, Nq, D), o_dtype or (dtypes.bfloat16 if descales else q.dtype)), shard.empty(q, (B, H, Nq), dtypes.float32)
   bmap = () if mods.mask_mod is None else _block_map(target, mods, mod_args, q, k, cfg)
   k, v = k.contiguous(), vt_layout(v, t8, cfg.block_n) if cfg.reads_vt(t8:=target.for_dtype(q.dtype), D) else v.contiguous()
   maps = (_tensor_maps(target, k, v, cfg),) if (tma:=_uses_tma(target, cfg, q)) else ()
@@ -267,10 +281,55 @@ def _run_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, mods:Mo
                               grad_fxn=None if descales else _fwd_grad(target, mods, scale))
   return outs[3], outs[4]
 
+def _ring_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, mods:Mods, scale:float|None, mod_args:tuple[Tensor, ...],
+              layout:str) -> tuple[Tensor, Tensor]:
+  """q, k and v sharded over the sequence (context parallelism, as ring attention): at step s each device's rows attend to the keys of
+  the device s before it on the ring (shard.rotate), over the rows' and keys' global positions (mods.at_positions: causal, windows
+  and the mods as on one device), and the steps' float32 (o, lse) merge by their logsumexp (the split-KV path's combine kernel).
+  The merge is a tinygrad function whose gradient is the ring's backward (_ring_bwd) from the merged o and lse"""
+  P, (B, H, Nq, D), Nk = len(q.device), q.shape, k.shape[2]
+  pmods, pq, pk = at_positions(mods), shard.positions(q.device, Nq, layout), shard.positions(q.device, Nk, layout)
+  extra = lambda s: (pq, shard.rotate(pk, s, 0)) if pmods is not mods else ()
+  parts = [_run_fwd(cfg, q, shard.rotate(k, s, 2), shard.rotate(v, s, 2), target, pmods, scale, (*mod_args, *extra(s)), o_dtype=dtypes.float32)
+           for s in range(P)]
+  o_part, lse_part = Tensor.stack(*[o for o, _ in parts], dim=3), Tensor.stack(*[lse for _, lse in parts], dim=3)
+  def grad_fxn(*grads:UOp, call:UOp|None=None):
+    if call is None: *grads, call = grads
+    args = call.src[1:]
+    o_, lse_ = Tensor(call.gettuple(0)), Tensor(call.gettuple(1))
+    do, dlse = _out_grads(grads, o_, lse_)
+    gs = _backward(target, mods, *(Tensor(args[i]) for i in range(3)), o_, lse_, do, dlse, scale, None, tuple(Tensor(a) for a in args[5:5 + len(mod_args)]), layout)
+    out:list[UOp|None] = [None] * len(args)
+    for x, g in zip((q, k, v), gs): i = args.index(x.uop); out[i] = g.uop if out[i] is None else (Tensor(out[i]) + g).uop
+    return tuple(out)
+  def merge(q, k, v, o_part, lse_part, *mod_args):
+    o, lse = shard.empty(q, (B, H, Nq, D), q.dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
+    return tuple(Tensor.custom_kernel(o_part, lse_part, o, lse, fxn=_combine_builder())[2:])
+  return function(merge, grad_fxn=grad_fxn, allow_implicit=True)(q, k, v, o_part, lse_part, *mod_args)
+
+@functools.cache
+def _combine_builder(): return functools.cache(flash_combine)
+
+def _ring_bwd(target:Target, mods:Mods, cfgs:tuple[BwdConfig, BwdConfig], q:Tensor, k:Tensor, v:Tensor, do:Tensor, lse:Tensor, delta:Tensor,
+              scale:float|None, mod_args:tuple[Tensor, ...], layout:str) -> tuple[Tensor, Tensor, Tensor]:
+  """the ring's backward from the merged lse and delta: at step s each device's dK/dV and dQ kernels over its rows and the keys of
+  the device s before it (as _ring_fwd's step s), dQ summed where it is, each step's dK and dV sent back to the keys' device and
+  summed there in float32"""
+  P, Nq, Nk = len(q.device), q.shape[2], k.shape[2]
+  pmods, pq, pk = at_positions(mods), shard.positions(q.device, Nq, layout), shard.positions(q.device, Nk, layout)
+  dq = dk = dv = None
+  for s in range(P):
+    extra = (pq, shard.rotate(pk, s, 0)) if pmods is not mods else ()
+    gq, gk, gv = _bwd_kernels(target, pmods, cfgs, q, shard.rotate(k, s, 2), shard.rotate(v, s, 2), do, lse, delta, scale, (*mod_args, *extra))
+    gk, gv = shard.rotate(gk, -s, 2).float(), shard.rotate(gv, -s, 2).float()
+    dq, dk, dv = (g.float() if a is None else a + g for a, g in ((dq, gq), (dk, gk), (dv, gv)))
+  return dq.cast(q.dtype), dk.cast(k.dtype), dv.cast(v.dtype)
+
 def flash_attention(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float|None=None, return_lse:bool=False,
                     config:FwdConfig|None=None, window:tuple[int|None, int|None]|None=None, softcap:float|None=None,
                     score_mod:Callable|None=None, mask_mod:Callable|None=None, mod_args:tuple[Tensor, ...]=(),
-                    q_descale:Tensor|None=None, k_descale:Tensor|None=None, v_descale:Tensor|None=None) -> Tensor|tuple[Tensor, Tensor]:
+                    q_descale:Tensor|None=None, k_descale:Tensor|None=None, v_descale:Tensor|None=None,
+                    layout:str="contiguous") -> Tensor|tuple[Tensor, Tensor]:
   """Scaled dot-product attention softmax(q·kᵀ·scale)·v, computed tile by tile without the N×N score matrix.
 
   q: (B, H, Nq, D); k, v: (B, Hkv, Nk, D), with H a multiple of Hkv (GQA/MQA: query head h reads KV head h // (H // Hkv)).
@@ -297,19 +356,33 @@ def flash_attention(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float
   Targets: AMD RDNA3 (gfx11xx), RDNA4 (gfx12xx), CDNA3 (gfx942), CDNA4 (gfx950) and NVIDIA sm_80 and newer, and tinygrad's
   emulator of each (DEV=PYTHON::gfx1100, ::gfx1201, ::gfx942, ::gfx950, ::sm_80).
   Tensors sharded by Tensor.shard over batch or heads, q, k and v alike, run on each device's shard and give outputs (and
-  gradients) sharded the same way; the mods then may not read the sharded axis's index, and mod_args must be whole on each device."""
+  gradients) sharded the same way; the mods then may not read the sharded axis's index, and mod_args must be whole on each device.
+  Sharded over the sequence (axis 2: context parallelism, for sequences longer than one device holds), q, k and v alike: a ring of
+  the devices, each device's rows attending to every device's keys in turn (the keys passed on a device a step), the partial
+  results merged by their logsumexp, exactly; gradients likewise. layout says how the devices hold the rows: "contiguous" (as
+  Tensor.shard lays them out: device d the d-th chunk) or "zigzag" (fa_uop.zigzag: device d the d-th and the (2P-1-d)-th of 2P, so
+  a causal mask's work is even over the devices). Causal, windows and the mods see global positions (a mod's q_idx and kv_idx are
+  the rows' positions in the whole sequence)."""
   target, mods, mod_args, config, descales = _fwd_plan(q, k, v, causal, scale, config, window, softcap, score_mod, mask_mod, mod_args,
-                                                       (q_descale, k_descale, v_descale))
-  o, lse = _run_fwd(config, q, k, v, target, mods, scale, mod_args, descales) if isinstance(config, FwdConfig) else \
+                                                       (q_descale, k_descale, v_descale), layout)
+  if shard.axis(q) == 2: o, lse = _ring_fwd(config, q, k, v, target, mods, scale, mod_args, layout)
+  else: o, lse = _run_fwd(config, q, k, v, target, mods, scale, mod_args, descales) if isinstance(config, FwdConfig) else \
     _decode(target, mods, q, k, v, _all_keys(q, k.shape[2]), None, scale, *config, mod_args, top_left=True)
   return (o, lse) if return_lse else o
 
-def _fwd_plan(q, k, v, causal, scale, config, window, softcap, score_mod, mask_mod, mod_args, descales=(None,) * 3) -> \
+def _layout(q:Tensor, k:Tensor, layout) -> None:
+  """a ValueError where layout is none of shard.LAYOUTS or the sequence-sharded lengths do not split as it needs"""
+  if layout not in shard.LAYOUTS: raise ValueError(f"layout must be one of {', '.join(map(repr, shard.LAYOUTS))}, got {layout!r}")
+  if shard.axis(q) == 2 and layout == "zigzag" and (q.shape[2] % (n:=2 * len(q.device)) or k.shape[2] % n):
+    raise ValueError(f"the zigzag layout over {len(q.device)} devices needs sequences of a multiple of {n} rows, got q {q.shape[2]}, k {k.shape[2]}")
+
+def _fwd_plan(q, k, v, causal, scale, config, window, softcap, score_mod, mask_mod, mod_args, descales=(None,) * 3, layout="contiguous") -> \
     tuple[Target, Mods, tuple, FwdConfig|tuple[FwdConfig, int], tuple[Tensor, ...]]:
   """the checked call, its forward's config (or the decoding kernels' (tile, splits) where split_kv_plan picks them) and fp8's descales"""
-  target = _check(q, k, v, causal, scale, fp8=True)
+  target = _check(q, k, v, causal, scale, fp8=True, seq=True)
   descales = _descales(q, k, v, *descales)
   mods, mod_args = _mods(q, causal, window, softcap, score_mod, mask_mod, mod_args)
+  _layout(q, k, layout)
   if config is not None:
     if not isinstance(config, FwdConfig): raise TypeError(f"config must be a FwdConfig or None, got {type(config).__name__}")
     config.check(target.for_dtype(q.dtype), q.shape[3])
@@ -318,6 +391,8 @@ def _fwd_plan(q, k, v, causal, scale, config, window, softcap, score_mod, mask_m
   elif q.dtype in dtypes.fp8s:   # the fp8 MMA's default tile (not tuned yet), checked: a K of 32 rules out D=16
     config = default_fwd_config(t8:=target.for_dtype(q.dtype), q.shape[3], causal, q.shape[2], k.shape[2], mods.tag)
     config.check(t8, q.shape[3])
+  elif shard.axis(q) == 2:   # the ring's steps: a kernel's rows against one device's keys, under the mods over global positions
+    config = default_fwd_config(target, q.shape[3], False, shard.local_shape(q)[2], shard.local_shape(k)[2], at_positions(mods).tag)
   elif (split:=split_kv_plan(target, q, k, mods)) is not None: config = split
   else:
     run = functools.partial(lambda cfg, q_, k_, v_: _run_fwd(cfg, q_, k_, v_, target, mods, scale, mod_args)[0].realize())

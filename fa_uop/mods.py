@@ -81,6 +81,21 @@ class Mods:
     if self.mask_mod is not None: conds.append(self.mask_mod(*user_idx(b, h, qi, kj, lim), *args))
     return functools.reduce(lambda a, c: a & c, conds) if conds else UOp.const(dtypes.bool, True)
 
+@functools.cache
+def at_positions(mods:Mods) -> Mods:
+  """mods over rows and keys at the global positions of two more buffers (int32, a row's and a key's; fa_uop.shard.positions),
+  last among the mod_args: a kernel of a sequence-sharded call sees its chunks' rows from 0. Causal and the window become part of
+  the mask_mod (block maps then list the tiles each device's chunks keep), the user's mods see the global positions. mods as they
+  are where nothing reads a position (none of causal, window, score_mod, mask_mod). Cached: one Mods, one set of kernels"""
+  if not (mods.causal or mods.masks_more or mods.score_mod is not None): return mods
+  n, plain = mods.n_args, replace(mods, softcap=None, score_mod=None, mask_mod=None, n_args=0)
+  def mask_mod(b, h, qi, kj, *a):
+    i, j = a[n][qi], a[n + 1][kj]
+    keep = plain.keep(b, h, i, j, None, (), ())
+    return keep if mods.mask_mod is None else keep & mods.mask_mod(b, h, i, j, *a[:n])
+  score_mod = None if mods.score_mod is None else lambda x, b, h, qi, kj, *a: mods.score_mod(x, b, h, a[n][qi], a[n + 1][kj], *a[:n])
+  return Mods(softcap=mods.softcap, score_mod=score_mod, mask_mod=mask_mod if mods.causal or mods.masks_more else None, n_args=n + 2)
+
 def stand_ins(B:int, H:int, arg_specs) -> tuple[list[UOp], list[UOp]]:
   """UOps standing in for a kernel's (b, h, q_idx, kv_idx) and mod_args buffers ((shape, dtype) each), to call the mods on
   outside a kernel: to check what they return, or which indices they read (the indices are variables named b, h, q_idx, kv_idx)"""

@@ -1,12 +1,17 @@
 """Tensors sharded over devices by Tensor.shard: each device runs the kernels on its own shard (tinygrad hands a custom kernel the
 shard's shape), so the kernels need nothing; the entry points check that q, k and v are sharded alike over an axis they can
-split (batch or heads) and make their outputs sharded the same way."""
+split (batch or heads) and make their outputs sharded the same way. Sharded over the sequence (context parallelism), each device
+holds a chunk of the rows (contiguous, or zigzag's two), the keys pass around a ring of the devices (rotate) and the kernels see
+the rows' global positions (positions)."""
 from __future__ import annotations
+import functools
+import numpy as np
 from typing import Callable
-from tinygrad import Tensor, UOp
+from tinygrad import Tensor, UOp, dtypes
 from tinygrad.dtype import DType
 
-AXES = {0: "batch", 1: "heads"}
+AXES = {0: "batch", 1: "heads", 2: "sequence"}
+LAYOUTS = ("contiguous", "zigzag")
 
 def device(t:Tensor) -> str:
   """the device a tensor's kernels run on: its own, or the first of a multi-device tensor's (they are alike: the tuner times one)"""
@@ -48,3 +53,41 @@ def like(ref:Tensor, t:Tensor) -> Tensor:
   part of a whole operand"""
   if isinstance(t.device, str) or axis(t) is not None or axis(ref) is None or t.shape != ref.shape: return t
   return ref.zeros_like(dtype=t.dtype) + t
+
+def order(n:int, p:int, layout:str) -> np.ndarray:
+  """the global positions of a sequence of n rows laid out over p devices, in the order the devices hold them: contiguous, device
+  d the d-th n/p; zigzag, device d the d-th and the (2p-1-d)-th of 2p chunks (a causal mask's work then even over the devices)"""
+  if layout == "contiguous": return np.arange(n)
+  c = n // (2 * p)
+  return np.concatenate([np.arange(i * c, (i + 1) * c) for d in range(p) for i in (d, 2 * p - 1 - d)])
+
+@functools.cache
+def positions(devices:tuple[str, ...], n:int, layout:str) -> Tensor:
+  """int32 (n,) sharded over devices: each device's rows' global positions (order), realized once per layout"""
+  return Tensor(order(n, len(devices), layout).astype(np.int32), device=devices[0]).shard(devices, axis=0).contiguous().realize()
+
+def rotate(t:Tensor, s:int, axis:int) -> Tensor:
+  """t sharded over axis, each device holding instead the shard of the device s before it on the ring of its devices (device d
+  device (d - s) mod P's): a copy a device, of its shard only"""
+  devs = t.device
+  P = len(devs)
+  if s % P == 0: return t
+  n, t = t.shape[axis] // P, t.contiguous()   # (a lazy view of a tensor sharded from one device copied as a kernel of an unbound device index)
+  piece = lambda d, j: t.to(devs[d]).shrink(tuple((j * n, (j + 1) * n) if i == axis else None for i in range(t.ndim))).contiguous()
+  return Tensor(UOp.mstack(*[piece(d, (d - s) % P).uop for d in range(P)]).unshard(axis))
+
+def zigzag(x:Tensor, devices:tuple[str, ...], axis:int=2) -> Tensor:
+  """x (whole, on one device) sharded over devices along its sequence axis in zigzag order (order): device d holds chunks d and
+  2P-1-d of 2P. flash_attention(..., layout="zigzag") takes q, k and v so, its causal work then even over the devices; the rows
+  keep their positions in x (fa_uop.seq_positions gives each device's, for a rotary embedding). unzigzag inverts it"""
+  if not isinstance(x.device, str): raise ValueError(f"zigzag takes a tensor on one device, got one on {x.device}")
+  P = len(devices)
+  if x.shape[axis] % (2 * P): raise ValueError(f"zigzag over {P} devices needs a sequence of a multiple of {2 * P} rows, got {x.shape[axis]}")
+  c = x.chunk(2 * P, dim=axis)
+  return Tensor.cat(*[c[i] for d in range(P) for i in (d, 2 * P - 1 - d)], dim=axis).shard(devices, axis=axis)
+
+def unzigzag(y:Tensor, axis:int=2, device:str|None=None) -> Tensor:
+  """y (sharded over its sequence axis in zigzag order) whole on one device (default its first), the rows in sequence order"""
+  P = len(y.device)
+  c = y.to(device or y.device[0]).chunk(2 * P, dim=axis)
+  return Tensor.cat(*[c[2 * d] for d in range(P)], *[c[2 * d + 1] for d in reversed(range(P))], dim=axis)
