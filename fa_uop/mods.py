@@ -90,10 +90,10 @@ def at_positions(mods:Mods) -> Mods:
   if not (mods.causal or mods.masks_more or mods.score_mod is not None): return mods
   n, plain = mods.n_args, replace(mods, softcap=None, score_mod=None, mask_mod=None, n_args=0)
   def mask_mod(b, h, qi, kj, *a):
-    i, j = a[n][qi], a[n + 1][kj]
+    i, j = a[n][qi].load(), a[n + 1][kj].load()
     keep = plain.keep(b, h, i, j, None, (), ())
     return keep if mods.mask_mod is None else keep & mods.mask_mod(b, h, i, j, *a[:n])
-  score_mod = None if mods.score_mod is None else lambda x, b, h, qi, kj, *a: mods.score_mod(x, b, h, a[n][qi], a[n + 1][kj], *a[:n])
+  score_mod = None if mods.score_mod is None else lambda x, b, h, qi, kj, *a: mods.score_mod(x, b, h, a[n][qi].load(), a[n + 1][kj].load(), *a[:n])
   return Mods(softcap=mods.softcap, score_mod=score_mod, mask_mod=mask_mod if mods.causal or mods.masks_more else None, n_args=n + 2)
 
 def stand_ins(B:int, H:int, arg_specs) -> tuple[list[UOp], list[UOp]]:

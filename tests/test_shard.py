@@ -105,14 +105,93 @@ def test_tuner_times_one_device_with_the_shards_shape(emu, tmp_path, monkeypatch
   # the forward, not the split-KV path of fewer)
   assert fa_uop.api.fwd_config_for(*(e(devs, 1, 4, 2, 64, 16) for _ in range(3))) == cfg and len(seen) == n and len(tune._load()) == 1
 
+def seq_case(case:str, N:int, H:int, devs):
+  """a sequence-sharded call's modifications (kwargs) and their float64 reference's keep mask and score map over global positions"""
+  i, j = np.arange(N)[:, None], np.arange(N)[None, :]
+  if case == "causal": return dict(causal=True), j <= i, None
+  if case == "full": return dict(), None, None
+  if case == "window": return dict(causal=True, window=(N // 3, None)), (j <= i) & (j >= i - N // 3), None
+  if case == "document":   # documents of 7, 23 and the rest rows: boundaries inside chunks and across devices
+    doc = np.searchsorted(np.array([7, 30]), np.arange(N), side="right").astype(np.int32)
+    kw = dict(causal=True, mask_mod=lambda b, h, qi, kj, d: d[qi].eq(d[kj]), mod_args=(Tensor(doc, device="PYTHON").shard(devs),))
+    return kw, (j <= i) & (doc[:, None] == doc[None, :]), None
+  # a distance bias by head (ALiBi's form) with a softcap: the positions in the score
+  slopes = 2.0 ** -np.arange(1, H + 1)
+  kw = dict(softcap=4.0, score_mod=lambda x, b, h, qi, kj, sl: x - sl[h] * (qi - kj).cast(dtypes.float32).maximum(0.0),
+            mod_args=(Tensor(slopes.astype(np.float32), device="PYTHON").shard(devs),))
+  return kw, None, lambda x: 4.0 * np.tanh(x / 4.0) - slopes[None, :, None, None] * np.maximum(i - j, 0)
+
+# the ring on each emulated target over two devices, sm_80's over four, the other layouts and modifications on sm_80
+@pytest.mark.parametrize("emu,n,layout,case", [("sm_80", 2, "contiguous", "causal"), ("sm_80", 4, "zigzag", "causal"), ("sm_80", 2, "zigzag", "window"),
+                                               ("sm_80", 2, "contiguous", "document"), ("sm_80", 2, "contiguous", "alibi"), ("sm_80", 2, "zigzag", "full"),
+                                               ("gfx1100", 2, "zigzag", "causal"), ("gfx1201", 2, "contiguous", "causal"), ("gfx942", 2, "zigzag", "causal"),
+                                               ("gfx950", 2, "contiguous", "full"), slow("sm_89", 2, "zigzag", "causal"), slow("sm_80", 4, "contiguous", "document"),
+                                               slow("gfx1100", 4, "zigzag", "window"), slow("gfx942", 4, "contiguous", "alibi")],
+                         indirect=["emu"], ids=lambda x: str(x))
+def test_sequence_sharded(emu, rng, poisoned, n, layout, case):
+  """q, k and v sharded over the sequence on n emulated devices (context parallelism: a ring of the devices, each step a device's keys
+  passed on), as Tensor.shard lays them out or zigzag's: o, lse and the gradients (autograd) against float64, sharded as q, with GQA,
+  chunks of rows that are no whole tiles, and the mask or scores over global positions"""
+  r, seed = rng
+  B, H, Hkv, D, N = 1, 2, 1, 16, 24 * n
+  (qn, kn, vn), ts = qkv(r, B, H, Hkv, N, N, D, dtypes.half)
+  devs = devices(emu, n)
+  lay = (lambda t: shard.zigzag(t, devs)) if layout == "zigzag" else (lambda t: t.shard(devs, axis=2))
+  back = (lambda t: shard.unzigzag(t)) if layout == "zigzag" else (lambda t: t)
+  kw, keep, score = seq_case(case, N, H, devs)
+  q, k, v = (lay(t) for t in ts)
+  o, lse = flash_attention(q, k, v, return_lse=True, layout=layout, **kw)
+  assert o.device == lse.device == devs and shard.axis(o) == shard.axis(lse) == 2
+  do_n = r.standard_normal((B, H, N, D))
+  dq, dk, dv = (o.float() * lay(Tensor(do_n.astype(np.float32), device="PYTHON"))).sum().gradient(q, k, v)
+  assert all(shard.axis(g) == 2 and g.dtype == dtypes.half for g in (dq, dk, dv))
+  dscore = None if score is None else (lambda x: 1 - np.tanh(x / 4.0) ** 2)
+  ref_o, ref_lse = attention_ref(qn, kn, vn, keep=keep, score=score)
+  assert_close(host(back(o)), back(lse.unsqueeze(-1)).numpy()[..., 0].astype(np.float64), ref_o, ref_lse, dtypes.half, f"(seed {seed})")
+  for name, g, ref in zip("qkv", (dq, dk, dv), attention_bwd_ref(qn, kn, vn, do_n, keep=keep, score=score, dscore=dscore)):
+    err = np.abs(host(back(g)) - ref).max() / np.abs(ref).max()
+    assert np.isfinite(host(g)).all() and err < 2e-2, f"d{name} err {err:.2e} (seed {seed})"
+
+@pytest.mark.parametrize("emu", ["sm_80", slow("gfx1201")], indirect=True)
+def test_sequence_sharded_backward_function(emu, rng, poisoned):
+  """flash_attention_backward on sequence-sharded tensors (o, lse and do sharded as q, the zigzag layout) with a loss on lse too
+  (dlse): the ring's backward against float64"""
+  r, seed = rng
+  B, H, D, N = 2, 2, 16, 48
+  (qn, kn, vn), ts = qkv(r, B, H, H, N, N, D, dtypes.half)
+  devs = devices(emu)
+  q, k, v = (shard.zigzag(t, devs) for t in ts)
+  o, lse = flash_attention(q, k, v, causal=True, return_lse=True, layout="zigzag")
+  do_n, dlse_n = r.standard_normal((B, H, N, D)), r.standard_normal((B, H, N))
+  do, dlse = (shard.zigzag(Tensor(x.astype(np.float32), device="PYTHON"), devs) for x in (do_n, dlse_n[..., None]))
+  dq, dk, dv = flash_attention_backward(q, k, v, o, lse, do, dlse[..., 0], causal=True, layout="zigzag")
+  for name, g, ref in zip("qkv", (dq, dk, dv), attention_bwd_ref(qn, kn, vn, do_n, True, dlse=dlse_n)):
+    err = np.abs(host(shard.unzigzag(g)) - ref).max() / np.abs(ref).max()
+    assert shard.axis(g) == 2 and err < 2e-2, f"d{name} err {err:.2e} (seed {seed})"
+
+@pytest.mark.parametrize("emu", ["sm_80"], indirect=True)
+def test_zigzag_layout(emu):
+  """zigzag's order: device d holds chunks d and 2P-1-d of 2P (positions as shard.order gives them), unzigzag its inverse"""
+  for P in (2, 4):
+    devs = devices("sm_80", P)
+    x = np.arange(2 * 8 * P).reshape(2, 8 * P).astype(np.float32)
+    z = shard.zigzag(Tensor(x, device="PYTHON"), devs, axis=1)
+    assert z.device == devs and shard.axis(z) == 1 and (z.numpy() == x[:, shard.order(8 * P, P, "zigzag")]).all()
+    assert (shard.unzigzag(z, axis=1).numpy() == x).all() and (shard.positions(devs, 8 * P, "zigzag").numpy() == shard.order(8 * P, P, "zigzag")).all()
+    assert sorted(shard.order(8 * P, P, "zigzag")[:8]) == [*range(4), *range(8 * P - 4, 8 * P)]   # device 0: the first and last 4
+
 def test_refused(emu, no_kernel):
-  """sequence sharding, q, k and v sharded unlike, a mod reading the index of the sharded axis, a sharded mod_arg, lengths sharded
-  unlike q: ValueError before any kernel"""
+  """the KV cache sharded over the sequence, an unknown layout, zigzag's lengths, q, k and v sharded unlike, a mod reading the index
+  of the sharded axis, a sharded mod_arg, lengths sharded unlike q: ValueError before any kernel"""
   d = devices(emu)
   q0 = [e(d, 0, 2, 2, 8, 16) for _ in range(3)]
   lens = Tensor([3, 5], dtype=dtypes.int32, device="PYTHON")
+  seq = [e(d, 2, 1, 2, 10, 16) for _ in range(3)]
   cases = [
-    (lambda: flash_attention(*[e(d, 2, 1, 2, 8, 16) for _ in range(3)]), "sharded over axis 2: shard over batch"),
+    (lambda: flash_attention_with_kvcache(*seq, lens[:1]), "sharded over axis 2: shard over batch"),
+    (lambda: flash_attention(*seq, layout="ring"), "layout must be one of 'contiguous', 'zigzag'"),
+    (lambda: flash_attention(*seq, causal=True, layout="zigzag"), "zigzag layout over 2 devices needs sequences of a multiple of 4"),
+    (lambda: shard.zigzag(Tensor.empty(1, 2, 10, 16, dtype=dtypes.half, device="PYTHON"), d), "needs a sequence of a multiple of 4"),
     (lambda: flash_attention(q0[0], e(d, 1, 2, 2, 8, 16), e(d, 1, 2, 2, 8, 16)), "must be sharded alike"),
     (lambda: flash_attention(*q0, mask_mod=lambda b, h, qi, kj, n: kj < n[b], mod_args=(lens.shard(d),)), "a mod reads b, the index of the axis q is sharded over"),
     (lambda: flash_attention(*q0, mask_mod=lambda b, h, qi, kj, n: kj < n[0], mod_args=(lens.shard(d, axis=0),)), "mod_args\\[0\\] is sharded"),
