@@ -84,7 +84,7 @@ def zigzag(x:Tensor, devices:tuple[str, ...], axis:int=2) -> Tensor:
   P = len(devices)
   if x.shape[axis] % (2 * P): raise ValueError(f"zigzag over {P} devices needs a sequence of a multiple of {2 * P} rows, got {x.shape[axis]}")
   c = x.chunk(2 * P, dim=axis)
-  return Tensor.cat(*[c[i] for d in range(P) for i in (d, 2 * P - 1 - d)], dim=axis).shard(devices, axis=axis)
+  return Tensor.cat(*[c[i] for d in range(P) for i in (d, 2 * P - 1 - d)], dim=axis).shard(devices, axis=axis).contiguous()
 
 def unzigzag(y:Tensor, axis:int=2, device:str|None=None) -> Tensor:
   """y (sharded over its sequence axis in zigzag order) whole on one device (default its first), the rows in sequence order"""
