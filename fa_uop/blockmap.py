@@ -168,7 +168,7 @@ def reads(mods:Mods, mod_args:tuple[Tensor, ...], B:int, H:int) -> tuple[bool, b
   """whether the masks read the batch index and the head index (else their map is the same for every batch entry or head), and
   which of mod_args they read"""
   idx, args = stand_ins(B, H, [(t.shape, t.dtype) for t in mod_args])
-  out = mods.mask_mod(*idx, *args) if mods.mask_mod is not None else UOp.const(dtypes.bool, True)
+  out = mods.mask_mod(*idx, *args) if mods.mask_mod is not None else UOp.const(True, dtypes.bool)
   names = {getattr(u.arg, "name", None) for u in out.toposort()}   # a variable is a named ALU buffer
   return "b" in names, "h" in names, args_read(out, args)
 

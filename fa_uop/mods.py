@@ -79,7 +79,7 @@ class Mods:
     if self.left is not None: conds.append(kj >= qi - self.left)
     if self.right is not None: conds.append(kj <= qi + self.right)
     if self.mask_mod is not None: conds.append(self.mask_mod(*user_idx(b, h, qi, kj, lim), *args))
-    return functools.reduce(lambda a, c: a & c, conds) if conds else UOp.const(dtypes.bool, True)
+    return functools.reduce(lambda a, c: a & c, conds) if conds else UOp.const(True, dtypes.bool)
 
 @functools.cache
 def at_positions(mods:Mods) -> Mods:
@@ -91,8 +91,9 @@ def at_positions(mods:Mods) -> Mods:
   n, plain = mods.n_args, replace(mods, softcap=None, score_mod=None, mask_mod=None, n_args=0)
   def mask_mod(b, h, qi, kj, *a):
     i, j = a[n][qi].load(), a[n + 1][kj].load()
-    keep = plain.keep(b, h, i, j, None, (), ())
-    return keep if mods.mask_mod is None else keep & mods.mask_mod(b, h, i, j, *a[:n])
+    if mods.mask_mod is None: return plain.keep(b, h, i, j, None, (), ())
+    user = mods.mask_mod(b, h, i, j, *a[:n])
+    return user if plain.right is None and plain.left is None else plain.keep(b, h, i, j, None, (), ()) & user
   score_mod = None if mods.score_mod is None else lambda x, b, h, qi, kj, *a: mods.score_mod(x, b, h, a[n][qi].load(), a[n + 1][kj].load(), *a[:n])
   return Mods(softcap=mods.softcap, score_mod=score_mod, mask_mod=mask_mod if mods.causal or mods.masks_more else None, n_args=n + 2)
 

@@ -111,16 +111,17 @@ def scaled_dot_product_attention(q:Tensor, k:Tensor, v:Tensor, attn_mask:Tensor|
   B = math.prod(lead[:-1])
   q4, k4, v4 = q.reshape(B, H, L, E), k.reshape(B, Hk, S, E), v.reshape(B, Hk, S, E)
   ax = shard.axis(q4)
-  if not isinstance(q.device, str) and (ax not in (None, 0, 1) or not shard.axis(q4) == shard.axis(k4) == shard.axis(v4)):
-    return _fallback("q, k and v sharded other than alike over batch or heads", *args)
+  if not isinstance(q.device, str) and (ax not in (None, 0, 1, 2) or not shard.axis(q4) == shard.axis(k4) == shard.axis(v4)):
+    return _fallback("q, k and v sharded other than alike over batch, heads or the sequence", *args)
   mods: dict = {}
   if attn_mask is not None:
     # the kernels give the mask no gradient: an additive one computed from float data while training may be learned
     if attn_mask.dtype != dtypes.bool and TRAINING and any(u.op is Ops.BUFFER and dtypes.is_float(u.dtype) for u in attn_mask.uop.toposort()):
       return _fallback("an additive attn_mask computed from float tensors while training (it may need its gradient)", *args)
     m, spread = _mask_plan(attn_mask, lead)
-    if ax is not None and (spread[ax] or shard.axis(m) is not None):
-      return _fallback("an attn_mask over the axis q is sharded over, or a sharded attn_mask", *args)
+    # (sharded over the sequence the kernels read the mask at the rows' global positions: whole on each device, it may spread over them)
+    if ax is not None and ((ax < 2 and spread[ax]) or shard.axis(m) is not None):
+      return _fallback("an attn_mask over the batch or heads q is sharded over, or a sharded attn_mask", *args)
     mask_mod, score_mod = _mask_mods(attn_mask.dtype == dtypes.bool, spread)
     mods = dict(mask_mod=mask_mod, score_mod=score_mod, mod_args=(m,))
   return flash_attention(q4, k4, v4, causal=is_causal, scale=scale, **mods).reshape(*lead, L, E)
