@@ -76,6 +76,24 @@ def test_training_step(dev):
               Tensor(np.array([N - 3 - 5 * i], np.int32), device=device).realize()]
     replays_match(step, make)
 
+def test_sequence_sharded_step(dev):
+  """a training step of a call sharded over the sequence of two devices (the ring: each step's keys copied from the other device,
+  the merge's tinygrad function, the ring's backward sending dK and dV home), causal in the zigzag layout, jitted and replayed"""
+  from fa_uop import shard
+  device, s = dev
+  if device == "PYTHON": devs = tuple(f"PYTHON::sm_80:{i}" if i else "PYTHON::sm_80" for i in range(2))
+  else:
+    devs = (device, f"{device.split(':')[0]}:1")
+    try: Device[devs[1]]
+    except Exception: pytest.skip(f"needs a second GPU ({devs[1]})")
+  r = np.random.default_rng()
+  B, H, Hkv, N, D = 1, 2, 1, 24 * s, 16 if device == "PYTHON" else 128
+  def step(q, k, v, do):
+    o = flash_attention(q, k, v, causal=True, layout="zigzag")
+    return [o, *(o.float() * do).sum().gradient(q, k, v)]
+  make = lambda i: [shard.zigzag(rand(r, sh, device), devs) for sh in ((B, H, N, D), (B, Hkv, N, D), (B, Hkv, N, D), (B, H, N, D))]
+  replays_match(step, make)
+
 @pytest.mark.slow_on("emu")   # the emulator runs no graph: this is the GPU's test
 @pytest.mark.parametrize("dq", ["dq kernel", "dq accumulation"])
 def test_readers_wait_for_inline_writes(dev, dq):
