@@ -13,7 +13,8 @@ DOCS documents per packed sequence, default 4; ALiBi slopes 2^(-8(h+1)/H) as a s
 MODE (fwd, bwd, fwdbwd or a comma list of them: the backward is timed from a saved forward, TFLOPS 2.5x the forward's FLOPs),
 CONFIG (BMxBNxWARPS[xBLOCKS per SM][t: bulk tensor copies[rN: by a producer warpgroup, a ring of N[p][P]]][d], FwdConfig's names, else the tuner's choice), BWD_CONFIG (the backward's, for dK/dV and dQ: one, or two
 comma-separated, tr<N> on Hopper: a producer's ring of Q and dO for dK/dV, of K and V for dQ; else the defaults), SWEEP=1 (the FlashAttention-2 paper's grid: D in 64,128, H=2048/D,
-N in 1024,4096,16384, B=16384/N, causal and not; a table, JSON lines and a PNG plot under OUT, default ./out).
+N in 1024,4096,16384, B=16384/N, causal and not; a table, JSON lines and a PNG plot under OUT, default ./out), SHARD=batch|heads|seq
+(fa_uop's inputs over DEVICES devices, default 2; seq: sharded over the sequence, the ring, in LAYOUT=contiguous|zigzag).
 With no GPU present it runs a small shape on tinygrad's emulator (DEV=PYTHON::sm_80). Exits non-zero if a check fails."""
 import os, shutil, sys
 if "DEV" not in os.environ:  # pick the device before tinygrad reads DEV
@@ -24,7 +25,7 @@ from tinygrad import Tensor, Device, dtypes, Context
 from tinygrad.helpers import getenv
 from fa_uop import flash_attention, flash_attention_backward, flash_attention_with_kvcache, FwdConfig, BwdConfig, default_fwd_config, target_for, tune
 from fa_uop.api import decode_plan, fwd_config_for
-from fa_uop import blockmap
+from fa_uop import blockmap, shard
 from fa_uop.reference import kvcache_ref
 from fa_uop.timing import event_time, wall_time
 
@@ -120,17 +121,24 @@ def case_from_env() -> Case:
   return Case(bool(getenv("CAUSAL", 0)), window, float(getenv("SOFTCAP", "0")) or None, mask)
 
 def sharding() -> tuple[tuple[str, ...], int]|None:
-  """SHARD=batch|heads: fa_uop's inputs sharded over DEVICES (default 2) devices of DEV's kind, (devices, axis); else None"""
+  """SHARD=batch|heads|seq: fa_uop's inputs sharded over DEVICES (default 2) devices of DEV's kind, (devices, axis); else None.
+  seq: over the sequence (the ring), in LAYOUT=contiguous|zigzag (default zigzag under CAUSAL, else contiguous)"""
   if not (s:=getenv("SHARD", "")): return None
-  if s not in ("batch", "heads"): raise ValueError(f"SHARD must be batch or heads, got {s!r}")
+  if s not in ("batch", "heads", "seq"): raise ValueError(f"SHARD must be batch, heads or seq, got {s!r}")
   base = DEV.rsplit(":", 1)[0] if DEV.count(":") in (1, 3) else DEV   # CUDA:1 -> CUDA, PYTHON::sm_80:1 -> PYTHON::sm_80
-  return tuple(f"{base}:{i}" for i in range(getenv("DEVICES", 2))), {"batch": 0, "heads": 1}[s]
+  return tuple(f"{base}:{i}" for i in range(getenv("DEVICES", 2))), {"batch": 0, "heads": 1, "seq": 2}[s]
+
+def layout() -> str: return getenv("LAYOUT", "zigzag" if getenv("CAUSAL", 0) else "contiguous")
 
 def place(ts:list[Tensor], kw:dict) -> tuple[list[Tensor], dict, str]:
   """ts sharded as SHARD asks (the mods' buffers whole on each device), and the timing's device(s) in words"""
   if (sh:=sharding()) is None: return ts, kw, DEV
   devs, axis = sh
   if "mod_args" in kw: kw = {**kw, "mod_args": tuple(t.shard(devs) for t in kw["mod_args"])}
+  if axis == 2:
+    lay = layout()
+    return [(shard.zigzag(t, devs) if lay == "zigzag" else t.shard(devs, axis=2)).realize() for t in ts], {**kw, "layout": lay}, \
+      f"{len(devs)} devices, sequence sharded ({lay})"
   return [t.shard(devs, axis=axis).realize() for t in ts], kw, f"{len(devs)} devices, {'batch' if axis == 0 else 'heads'} sharded"
 
 def timed(fn, cnt:int, ts:list[Tensor]) -> tuple[float, float]:
@@ -140,7 +148,10 @@ def timed(fn, cnt:int, ts:list[Tensor]) -> tuple[float, float]:
   kernel on the H200, a call 348 us against 271: docs/runs/2026-11-28g_short/)"""
   return event_time(fn, cnt, ts[0].device) if isinstance(ts[0].device, str) else wall_time(fn, cnt, ts[0].device)
 
-def one(t:Tensor) -> Tensor: return t if isinstance(t.device, str) else t.to(DEV)   # a sharded result gathered, to check it
+def one(t:Tensor) -> Tensor:
+  """a sharded result gathered, to check it (zigzag's rows back in sequence order)"""
+  if isinstance(t.device, str): return t
+  return shard.unzigzag(t, device=DEV) if shard.axis(t) == 2 and layout() == "zigzag" else t.to(DEV)
 
 def torch_peer(backend:str, mode:str, shape, case:Case, dtype_name:str, spec:str="") -> float|None:
   """median time (triton's do_bench) of torch's SDPA with one backend, or of its FlexAttention compiled, forward, backward or

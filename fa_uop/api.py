@@ -400,11 +400,11 @@ def _fwd_plan(q, k, v, causal, scale, config, window, softcap, score_mod, mask_m
   return target, mods, mod_args, config, descales
 
 def fwd_config_for(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float|None=None, window=None, softcap=None, score_mod=None,
-                   mask_mod=None, mod_args=()) -> FwdConfig|tuple[FwdConfig, int]:
+                   mask_mod=None, mod_args=(), layout:str="contiguous") -> FwdConfig|tuple[FwdConfig, int]:
   """the tiling flash_attention(q, k, v, ...) uses with no config given: the tuner's choice for its shape class and
   modifications (timed now if there is none yet), or the default where tuning is off; or, where it takes its split-KV path
   (split_kv_plan), the decoding kernel's tile and split count"""
-  return _fwd_plan(q, k, v, causal, scale, None, window, softcap, score_mod, mask_mod, mod_args)[3]
+  return _fwd_plan(q, k, v, causal, scale, None, window, softcap, score_mod, mask_mod, mod_args, layout=layout)[3]
 
 def _int_tensor(name:str, x, shape:tuple[int, ...], ref:Tensor) -> Tensor:
   """a per-sequence integer tensor of shape (B, ...) for ref's batch: on its devices, sharded over batch where ref is, else whole"""
