@@ -10,25 +10,30 @@ first period stays random) as the block learns to attend there and copy.
   DEV=PYTHON::sm_80 python examples/train_block.py  # on the emulator: tiny sizes, 2 steps, ~15 min (every kernel is emulated)
 env: STEPS B T DIM HEADS VOCAB PERIOD LR DTYPE (half or bfloat16) JIT (1: TinyJit the step, as training loops do), DEVICES (n > 1:
 a third run with fa_uop, data-parallel over n devices of the default kind: the batch sharded, the weights replicated, from the
-same initial weights, so its losses sit beside the single-device run's).
+same initial weights, so its losses sit beside the single-device run's), SHARD (batch, or seq: that run sequence-parallel instead,
+each sequence over the devices in zigzag order (fa_uop.shard.zigzag), its position embeddings at the rows' positions, attention
+by the ring).
 
   DEVICES=2 python examples/train_block.py       # on two GPUs
+  DEVICES=2 SHARD=seq python examples/train_block.py   # context parallelism on two GPUs
 """
 import math, os, sys, time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np
 from tinygrad import Tensor, TinyJit, Device, Context, dtypes, nn
 from tinygrad.helpers import getenv
-from fa_uop import flash_attention
+from fa_uop import flash_attention, shard
 
 EMULATED = Device.DEFAULT.startswith("PYTHON")
 STEPS, B, T = getenv("STEPS", 2 if EMULATED else 300), getenv("B", 2 if EMULATED else 32), getenv("T", 32 if EMULATED else 128)
 DIM, HEADS, VOCAB = getenv("DIM", 32 if EMULATED else 128), getenv("HEADS", 2), getenv("VOCAB", 16 if EMULATED else 64)
 PERIOD, JIT, DEVICES = getenv("PERIOD", 8 if EMULATED else 16), getenv("JIT", 0 if EMULATED else 1), getenv("DEVICES", 1)
 LR, DTYPE = getenv("LR", 3e-3), {"half": dtypes.half, "bfloat16": dtypes.bfloat16}[getenv("DTYPE", "half")]
+SEQ = getenv("SHARD", "batch") == "seq"
 
 def fa_uop_attn(q:Tensor, k:Tensor, v:Tensor) -> Tensor: return flash_attention(q, k, v, causal=True)
 def sdpa_attn(q:Tensor, k:Tensor, v:Tensor) -> Tensor: return q.scaled_dot_product_attention(k, v, is_causal=True)
+def ring_attn(q:Tensor, k:Tensor, v:Tensor) -> Tensor: return flash_attention(q, k, v, causal=True, layout="zigzag")
 
 class Block:
   """token and position embeddings, one pre-norm attention + MLP block, a language-model head"""
@@ -39,7 +44,8 @@ class Block:
     self.fc1, self.fc2, self.head = nn.Linear(DIM, 4 * DIM), nn.Linear(4 * DIM, DIM), nn.Linear(DIM, VOCAB)
 
   def __call__(self, idx:Tensor, attn) -> Tensor:
-    pos = Tensor.arange(T) if isinstance(idx.device, str) else Tensor.arange(T).shard(idx.device)   # whole on each device
+    # whole on each device; sequence-parallel, each device's rows' positions (zigzag's)
+    pos = Tensor.arange(T) if isinstance(idx.device, str) else shard.positions(idx.device, T, "zigzag") if SEQ else Tensor.arange(T).shard(idx.device)
     x = self.tok(idx) + self.pos(pos)
     # (B, T, 3, H, D) -> three (B, H, T, D); attention runs in DTYPE as a mixed-precision model would, the rest in float32
     q, k, v = self.qkv(self.ln1(x)).reshape(B, T, 3, HEADS, DIM // HEADS).permute(2, 0, 3, 1, 4).cast(DTYPE)
@@ -72,7 +78,7 @@ def train(attn, data:list[np.ndarray], devices:int=1) -> list[float]:
     for seq in data:
       # predict token t+1 from tokens ..t; the last position has no target (-1 is ignored)
       x, y = Tensor(seq[:, :-1].copy()).pad(((0, 0), (0, 1))), Tensor(seq[:, 1:].copy()).pad(((0, 0), (0, 1)), value=-1)
-      if devs: x, y = x.shard(devs, axis=0), y.shard(devs, axis=0)
+      if devs: x, y = (shard.zigzag(t, devs, axis=1) for t in (x, y)) if SEQ else (x.shard(devs, axis=0), y.shard(devs, axis=0))
       loss = step(x.realize(), y.realize())
       # the loss is whole on every device: read the first one's (reading the multi-device tensor would gather it on tinygrad's CPU
       # device, which needs a C compiler there)
@@ -84,7 +90,7 @@ def main() -> int:
   data = batches()
   print(f"{Device.DEFAULT}: {STEPS} steps, B={B} T={T} dim={DIM} heads={HEADS} vocab={VOCAB} {DTYPE.name} attention, period {PERIOD}, AdamW lr={LR}, jit={JIT}")
   runs = {}
-  for name, attn, n in (("fa_uop", fa_uop_attn, 1), ("tinygrad", sdpa_attn, 1)) + (((f"fa_uop x{DEVICES}", fa_uop_attn, DEVICES),) if DEVICES > 1 else ()):
+  for name, attn, n in (("fa_uop", fa_uop_attn, 1), ("tinygrad", sdpa_attn, 1)) + (((f"fa_uop x{DEVICES}", ring_attn if SEQ else fa_uop_attn, DEVICES),) if DEVICES > 1 else ()):
     st = time.perf_counter()
     runs[name] = train(attn, data, n)
     print(f"{name}: {time.perf_counter() - st:.1f} s")
@@ -95,7 +101,7 @@ def main() -> int:
   ok = np.isfinite(a).all() and a[-1] < a[0]
   if DEVICES > 1:
     c = np.array(runs[f"fa_uop x{DEVICES}"])
-    print(f"data-parallel over {DEVICES} devices: largest |loss difference| to one device {np.abs(a - c).max():.4f}, last-10 mean {c[-10:].mean():.4f}")
+    print(f"{'sequence' if SEQ else 'data'}-parallel over {DEVICES} devices: largest |loss difference| to one device {np.abs(a - c).max():.4f}, last-10 mean {c[-10:].mean():.4f}")
     ok = ok and np.isfinite(c).all() and c[-1] < c[0]
   return 0 if ok else 1
 
