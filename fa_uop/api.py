@@ -360,7 +360,7 @@ def flash_attention(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float
   Sharded over the sequence (axis 2: context parallelism, for sequences longer than one device holds), q, k and v alike: a ring of
   the devices, each device's rows attending to every device's keys in turn (the keys passed on a device a step), the partial
   results merged by their logsumexp, exactly; gradients likewise. layout says how the devices hold the rows: "contiguous" (as
-  Tensor.shard lays them out: device d the d-th chunk) or "zigzag" (fa_uop.zigzag: device d the d-th and the (2P-1-d)-th of 2P, so
+  Tensor.shard lays them out: device d the d-th chunk) or "zigzag" (fa_uop.shard.zigzag: device d the d-th and the (2P-1-d)-th of 2P, so
   a causal mask's work is even over the devices). Causal, windows and the mods see global positions (a mod's q_idx and kv_idx are
   the rows' positions in the whole sequence)."""
   target, mods, mod_args, config, descales = _fwd_plan(q, k, v, causal, scale, config, window, softcap, score_mod, mask_mod, mod_args,
