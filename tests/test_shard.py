@@ -110,31 +110,34 @@ def seq_case(case:str, N:int, H:int, devs):
   i, j = np.arange(N)[:, None], np.arange(N)[None, :]
   if case == "causal": return dict(causal=True), j <= i, None
   if case == "full": return dict(), None, None
-  if case == "window": return dict(causal=True, window=(N // 3, None)), (j <= i) & (j >= i - N // 3), None
+  # a distance bias by head (ALiBi's form) with a softcap: the positions in the score; with a causal window ("window"), or alone
+  slopes = 2.0 ** -np.arange(1, H + 1)
+  kw = dict(softcap=4.0, score_mod=lambda x, b, h, qi, kj, sl: x - sl[h] * (qi - kj).cast(dtypes.float32).maximum(0.0),
+            mod_args=(Tensor(slopes.astype(np.float32), device="PYTHON").shard(devs),))
+  score = lambda x: 4.0 * np.tanh(x / 4.0) - slopes[None, :, None, None] * np.maximum(i - j, 0)
+  if case == "window": return dict(causal=True, window=(N // 3, None), **kw), (j <= i) & (j >= i - N // 3), score
   if case == "document":   # documents of 7, 23 and the rest rows: boundaries inside chunks and across devices
     doc = np.searchsorted(np.array([7, 30]), np.arange(N), side="right").astype(np.int32)
     kw = dict(causal=True, mask_mod=lambda b, h, qi, kj, d: d[qi].eq(d[kj]), mod_args=(Tensor(doc, device="PYTHON").shard(devs),))
     return kw, (j <= i) & (doc[:, None] == doc[None, :]), None
-  # a distance bias by head (ALiBi's form) with a softcap: the positions in the score
-  slopes = 2.0 ** -np.arange(1, H + 1)
-  kw = dict(softcap=4.0, score_mod=lambda x, b, h, qi, kj, sl: x - sl[h] * (qi - kj).cast(dtypes.float32).maximum(0.0),
-            mod_args=(Tensor(slopes.astype(np.float32), device="PYTHON").shard(devs),))
-  return kw, None, lambda x: 4.0 * np.tanh(x / 4.0) - slopes[None, :, None, None] * np.maximum(i - j, 0)
+  return kw, None, score
 
-# the ring on each emulated target over two devices, sm_80's over four, the other layouts and modifications on sm_80
-@pytest.mark.parametrize("emu,n,layout,case", [("sm_80", 2, "contiguous", "causal"), ("sm_80", 4, "zigzag", "causal"), ("sm_80", 2, "zigzag", "window"),
-                                               ("sm_80", 2, "contiguous", "document"), ("sm_80", 2, "contiguous", "alibi"), slow("sm_80", 2, "zigzag", "full"),
-                                               ("gfx1100", 2, "zigzag", "causal"), ("gfx1201", 2, "contiguous", "causal"), ("gfx942", 2, "zigzag", "causal"),
-                                               ("gfx950", 2, "contiguous", "full"), slow("sm_89", 2, "zigzag", "causal"), slow("sm_80", 4, "contiguous", "document"),
-                                               slow("gfx1100", 4, "zigzag", "window"), slow("gfx942", 4, "contiguous", "alibi")],
-                         indirect=["emu"], ids=lambda x: str(x))
+# the ring on each emulated target over two devices, sm_80's over four, the other layouts and modifications on sm_80; with
+# FA_UOP_SLOW=1 every target over two and four devices with each modification
+SEQ_DEFAULT = [("sm_80", 2, "contiguous", "causal"), ("sm_80", 4, "zigzag", "causal"), ("sm_80", 2, "zigzag", "window"), ("sm_80", 2, "contiguous", "document"),
+               ("gfx1100", 2, "zigzag", "causal"), ("gfx1201", 2, "contiguous", "causal"), ("gfx942", 2, "zigzag", "causal"),
+               ("gfx950", 2, "contiguous", "full")]
+SEQ_SLOW = [(t, n, ("contiguous", "zigzag")[(i + n // 4) % 2], c) for t in ("sm_80", "sm_89", "gfx1100", "gfx1201", "gfx942", "gfx950") for n in (2, 4)
+            for i, c in enumerate(("causal", "full", "window", "document", "alibi"))]
+@pytest.mark.parametrize("emu,n,layout,case", SEQ_DEFAULT + [slow(*p) for p in SEQ_SLOW if p not in SEQ_DEFAULT], indirect=["emu"], ids=lambda x: str(x))
 @pytest.mark.all_targets
 def test_sequence_sharded(emu, rng, poisoned, n, layout, case):
   """q, k and v sharded over the sequence on n emulated devices (context parallelism: a ring of the devices, each step a device's keys
   passed on), as Tensor.shard lays them out or zigzag's: o, lse and the gradients (autograd) against float64, sharded as q, with GQA,
-  chunks of rows that are no whole tiles, and the mask or scores over global positions"""
+  chunks of rows that are no whole tiles, and the mask or scores over global positions (window: a causal window with ALiBi's bias
+  as a score_mod and a softcap; alibi: those two alone)"""
   r, seed = rng
-  B, H, Hkv, D, N = 1, 2, 1, 16, 24 * n
+  B, H, Hkv, D, N = 1, 2, 1, 16, 16 * n
   (qn, kn, vn), ts = qkv(r, B, H, Hkv, N, N, D, dtypes.half)
   devs = devices(emu, n)
   lay = (lambda t: shard.zigzag(t, devs)) if layout == "zigzag" else (lambda t: t.shard(devs, axis=2))
@@ -158,7 +161,7 @@ def test_sequence_sharded_backward_function(emu, rng, poisoned):
   """flash_attention_backward on sequence-sharded tensors (o, lse and do sharded as q, the zigzag layout) with a loss on lse too
   (dlse): the ring's backward against float64"""
   r, seed = rng
-  B, H, D, N = 2, 2, 16, 48
+  B, H, D, N = 1, 2, 16, 32
   (qn, kn, vn), ts = qkv(r, B, H, H, N, N, D, dtypes.half)
   devs = devices(emu)
   q, k, v = (shard.zigzag(t, devs) for t in ts)
