@@ -156,6 +156,27 @@ def test_sequence_sharded(emu, rng, poisoned, n, layout, case):
     err = np.abs(host(back(g)) - ref).max() / np.abs(ref).max()
     assert np.isfinite(host(g)).all() and err < 2e-2, f"d{name} err {err:.2e} (seed {seed})"
 
+@pytest.mark.parametrize("emu", [slow("sm_80")], indirect=True)
+def test_sequence_sharded_lengths_and_empty_rows(emu, rng, poisoned):
+  """sequence-sharded q and k of other lengths (top-left causal and not), and a mask_mod that leaves rows no key (output 0, logsumexp
+  -inf, finite gradients), over two devices against float64"""
+  r, seed = rng
+  devs = devices(emu)
+  i, j = np.arange(32)[:, None], np.arange(48)[None, :]
+  for nk, kw, keep in ((48, dict(), None), (48, dict(causal=True), j <= i), (32, dict(mask_mod=lambda b, h, qi, kj: (qi < 20) & (kj <= qi)), (i < 20) & (j[:, :32] <= i))):
+    (qn, kn, vn), ts = qkv(r, 1, 2, 1, 32, nk, 16, dtypes.half)
+    q, k, v = (t.shard(devs, axis=2) for t in ts)
+    o, lse = flash_attention(q, k, v, return_lse=True, **kw)
+    do_n = r.standard_normal((1, 2, 32, 16))
+    grads = (o.float() * Tensor(do_n.astype(np.float32), device="PYTHON").shard(devs, axis=2)).sum().gradient(q, k, v)
+    (ref_o, ref_lse), got_lse = attention_ref(qn, kn, vn, keep=keep), lse.numpy().astype(np.float64)
+    live = np.isfinite(ref_lse)   # (a row that keeps no key: output 0, logsumexp -inf)
+    assert (got_lse[~live] == -np.inf).all() and (host(o)[~live] == 0).all(), f"{kw} (seed {seed})"
+    assert_close(host(o)[live], got_lse[live], ref_o[live], ref_lse[live], dtypes.half, f"{kw} (seed {seed})")
+    for name, g, ref in zip("qkv", grads, attention_bwd_ref(qn, kn, vn, do_n, keep=keep)):
+      err = np.abs(host(g) - ref).max() / np.abs(ref).max()
+      assert np.isfinite(host(g)).all() and err < 2e-2, f"{kw} d{name} err {err:.2e} (seed {seed})"
+
 @pytest.mark.parametrize("emu", ["sm_80", slow("gfx1201")], indirect=True)
 def test_sequence_sharded_backward_function(emu, rng, poisoned):
   """flash_attention_backward on sequence-sharded tensors (o, lse and do sharded as q, the zigzag layout) with a loss on lse too
