@@ -287,20 +287,19 @@ def _ring_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, mods:M
   the device s before it on the ring (shard.rotate), over the rows' and keys' global positions (mods.at_positions: causal, windows
   and the mods as on one device), and the steps' float32 (o, lse) merge by their logsumexp (the split-KV path's combine kernel).
   The merge is a tinygrad function whose gradient is the ring's backward (_ring_bwd) from the merged o and lse"""
-  P, (B, H, Nq, D), Nk = len(q.device), q.shape, k.shape[2]
-  pmods, pq, pk = at_positions(mods), shard.positions(q.device, Nq, layout), shard.positions(q.device, Nk, layout)
-  extra = lambda s: (pq, shard.rotate(pk, s, 0)) if pmods is not mods else ()
-  parts = [_run_fwd(cfg, q, shard.rotate(k, s, 2), shard.rotate(v, s, 2), target, pmods, scale, (*mod_args, *extra(s)), o_dtype=dtypes.float32)
-           for s in range(P)]
+  B, H, Nq, D = q.shape
+  pmods, steps = _ring_steps(q, k, v, mods, mod_args, layout)
+  parts = [_run_fwd(cfg, q, ks, vs, target, pmods, scale, args, o_dtype=dtypes.float32) for ks, vs, args in steps]
   o_part, lse_part = Tensor.stack(*[o for o, _ in parts], dim=3), Tensor.stack(*[lse for _, lse in parts], dim=3)
+  ins, margs = (q.uop, k.uop, v.uop), tuple(t.uop for t in mod_args)   # (the call's parameters are these, deduplicated: q is k is v in self-attention)
   def grad_fxn(*grads:UOp, call:UOp|None=None):
     if call is None: *grads, call = grads
     args = call.src[1:]
     o_, lse_ = Tensor(call.gettuple(0)), Tensor(call.gettuple(1))
     do, dlse = _out_grads(grads, o_, lse_)
-    gs = _backward(target, mods, *(Tensor(args[i]) for i in range(3)), o_, lse_, do, dlse, scale, None, tuple(Tensor(a) for a in args[5:5 + len(mod_args)]), layout)
+    gs = _backward(target, mods, *map(Tensor, ins), o_, lse_, do, dlse, scale, None, tuple(map(Tensor, margs)), layout)
     out:list[UOp|None] = [None] * len(args)
-    for x, g in zip((q, k, v), gs): i = args.index(x.uop); out[i] = g.uop if out[i] is None else (Tensor(out[i]) + g).uop
+    for x, g in zip(ins, gs): i = args.index(x); out[i] = g.uop if out[i] is None else (Tensor(out[i]) + g).uop
     return tuple(out)
   def merge(q, k, v, o_part, lse_part, *mod_args):
     o, lse = shard.empty(q, (B, H, Nq, D), q.dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
@@ -310,17 +309,22 @@ def _ring_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, mods:M
 @functools.cache
 def _combine_builder(): return functools.cache(flash_combine)
 
+def _ring_steps(q:Tensor, k:Tensor, v:Tensor, mods:Mods, mod_args:tuple[Tensor, ...], layout:str) -> tuple[Mods, list[tuple[Tensor, Tensor, tuple]]]:
+  """the ring's kernels' mods (over global positions: mods.at_positions) and its steps, each (k and v of the device s before each on
+  the ring, the mods' buffers: mod_args, then where the mods read positions the rows' and those keys' positions)"""
+  pmods, P = at_positions(mods), len(q.device)
+  pq, pk = (shard.positions(q.device, n, layout) for n in (q.shape[2], k.shape[2])) if pmods is not mods else (None, None)
+  return pmods, [(shard.rotate(k, s, 2), shard.rotate(v, s, 2), (*mod_args, *(() if pk is None else (pq, shard.rotate(pk, s, 0))))) for s in range(P)]
+
 def _ring_bwd(target:Target, mods:Mods, cfgs:tuple[BwdConfig, BwdConfig], q:Tensor, k:Tensor, v:Tensor, do:Tensor, lse:Tensor, delta:Tensor,
               scale:float|None, mod_args:tuple[Tensor, ...], layout:str) -> tuple[Tensor, Tensor, Tensor]:
   """the ring's backward from the merged lse and delta: at step s each device's dK/dV and dQ kernels over its rows and the keys of
-  the device s before it (as _ring_fwd's step s), dQ summed where it is, each step's dK and dV sent back to the keys' device and
-  summed there in float32"""
-  P, Nq, Nk = len(q.device), q.shape[2], k.shape[2]
-  pmods, pq, pk = at_positions(mods), shard.positions(q.device, Nq, layout), shard.positions(q.device, Nk, layout)
+  the device s before it (_ring_steps, as the forward's), dQ summed where it is, each step's dK and dV sent back to the keys' device
+  and summed there in float32"""
+  pmods, steps = _ring_steps(q, k, v, mods, mod_args, layout)
   dq = dk = dv = None
-  for s in range(P):
-    extra = (pq, shard.rotate(pk, s, 0)) if pmods is not mods else ()
-    gq, gk, gv = _bwd_kernels(target, pmods, cfgs, q, shard.rotate(k, s, 2), shard.rotate(v, s, 2), do, lse, delta, scale, (*mod_args, *extra))
+  for s, (ks, vs, args) in enumerate(steps):
+    gq, gk, gv = _bwd_kernels(target, pmods, cfgs, q, ks, vs, do, lse, delta, scale, args)
     gk, gv = shard.rotate(gk, -s, 2).float(), shard.rotate(gv, -s, 2).float()
     dq, dk, dv = (g.float() if a is None else a + g for a, g in ((dq, gq), (dk, gk), (dv, gv)))
   return dq.cast(q.dtype), dk.cast(k.dtype), dv.cast(v.dtype)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import numpy as np
 from typing import Callable
-from tinygrad import Tensor, UOp, dtypes
+from tinygrad import Tensor, UOp
 from tinygrad.dtype import DType
 
 AXES = {0: "batch", 1: "heads", 2: "sequence"}
@@ -68,7 +68,7 @@ def positions(devices:tuple[str, ...], n:int, layout:str) -> Tensor:
 
 def rotate(t:Tensor, s:int, axis:int) -> Tensor:
   """t sharded over axis, each device holding instead the shard of the device s before it on the ring of its devices (device d
-  device (d - s) mod P's): a copy a device, of its shard only"""
+  holds device (d - s) mod P's): a copy a device, of its shard only"""
   devs = t.device
   P = len(devs)
   if s % P == 0: return t
@@ -79,7 +79,7 @@ def rotate(t:Tensor, s:int, axis:int) -> Tensor:
 def zigzag(x:Tensor, devices:tuple[str, ...], axis:int=2) -> Tensor:
   """x (whole, on one device) sharded over devices along its sequence axis in zigzag order (order): device d holds chunks d and
   2P-1-d of 2P. flash_attention(..., layout="zigzag") takes q, k and v so, its causal work then even over the devices; the rows
-  keep their positions in x (fa_uop.seq_positions gives each device's, for a rotary embedding). unzigzag inverts it"""
+  keep their positions in x (positions gives each device's, for a rotary embedding). unzigzag inverts it"""
   if not isinstance(x.device, str): raise ValueError(f"zigzag takes a tensor on one device, got one on {x.device}")
   P = len(devices)
   if x.shape[axis] % (2 * P): raise ValueError(f"zigzag over {P} devices needs a sequence of a multiple of {2 * P} rows, got {x.shape[axis]}")

@@ -180,7 +180,7 @@ def test_sequence_sharded_lengths_and_empty_rows(emu, rng, poisoned):
 @pytest.mark.parametrize("emu", ["sm_80", slow("gfx1201")], indirect=True)
 def test_sequence_sharded_backward_function(emu, rng, poisoned):
   """flash_attention_backward on sequence-sharded tensors (o, lse and do sharded as q, the zigzag layout) with a loss on lse too
-  (dlse): the ring's backward against float64"""
+  (dlse), and autograd of self-attention (one tensor as q, k and v): the ring's backward against float64"""
   r, seed = rng
   B, H, D, N = 1, 2, 16, 32
   (qn, kn, vn), ts = qkv(r, B, H, H, N, N, D, dtypes.half)
@@ -193,6 +193,12 @@ def test_sequence_sharded_backward_function(emu, rng, poisoned):
   for name, g, ref in zip("qkv", (dq, dk, dv), attention_bwd_ref(qn, kn, vn, do_n, True, dlse=dlse_n)):
     err = np.abs(host(shard.unzigzag(g)) - ref).max() / np.abs(ref).max()
     assert shard.axis(g) == 2 and err < 2e-2, f"d{name} err {err:.2e} (seed {seed})"
+  # self-attention's one tensor as q, k and v (the merge's parameters deduplicated): autograd sums its three gradients
+  o = flash_attention(q, q, q, causal=True, layout="zigzag")
+  g, = (o.float() * do).sum().gradient(q)
+  ref = sum(attention_bwd_ref(qn, qn, qn, do_n, True))
+  err = np.abs(host(shard.unzigzag(g)) - ref).max() / np.abs(ref).max()
+  assert shard.axis(g) == 2 and err < 2e-2, f"self-attention dx err {err:.2e} (seed {seed})"
 
 @pytest.mark.parametrize("emu", ["sm_80"], indirect=True)
 def test_zigzag_layout(emu):
