@@ -92,34 +92,35 @@ def _fwd_builder(target:Target, cfg:FwdConfig, mods:Mods, scale:float|None, tma:
 
 def _uses_tma(target:Target, cfg:FwdConfig, q:Tensor) -> bool:
   """K and V by Hopper's bulk tensor copies: where the config asks (the tuner tries both) or FA_UOP_TMA=1 forces them (0: never; A/B
-  runs), where wgmma runs, on one device (a sharded call's devices would each need maps of their own: cp.async there)"""
+  runs), where wgmma runs; on several devices too, each with maps of its own shards (_tensor_maps)"""
   want = cfg.tma if (env:=os.environ.get("FA_UOP_TMA")) not in ("0", "1") else env == "1"
   target = target.for_dtype(q.dtype)
-  return want and target.tma is not None and isinstance(q.device, str) and cfg.by_wgmma(target, q.shape[3])
+  return want and target.tma is not None and cfg.by_wgmma(target, q.shape[3])
 
 @functools.cache
-def _tma_template(device:str, dtype, D:int, Nk:int, planes:int, rows:int, nkp:int=0, vt_box:int=128) -> Tensor:
+def _tma_template(device:str|tuple[str, ...], dtype, D:int, Nk:int, planes:int, rows:int, nkp:int=0, vt_box:int=128) -> Tensor:
   """K's tensor map template, then V's: the same, or where nkp Vᵀ's, (planes, D, nkp) in boxes of D rows and vt_box bytes of keys, the
-  forward's swizzle atom of its Vᵀ tile (fa_uop.api.vt_layout)"""
+  forward's swizzle atom of its Vᵀ tile (fa_uop.api.vt_layout); on every device of a sharded call (its shards' shapes alike)"""
   import numpy as np
   kmap = tensor_map_template(dtype, D, Nk, planes, rows)
   vmap = tensor_map_template(dtype, nkp, D, planes, D, vt_box) if nkp else kmap
-  return Tensor(np.frombuffer(kmap + vmap, dtype=np.uint64).copy(), device=device).realize()
+  t = Tensor(np.frombuffer(kmap + vmap, dtype=np.uint64).copy())
+  return (t.to(device) if isinstance(device, str) else t.shard(device)).realize()
 
 @functools.cache
 def _maps_builder(target:Target): return functools.cache(lambda *ps: flash_tma_maps(*ps, target=target))
 
 def _tensor_maps(target:Target, k:Tensor, v:Tensor, cfg:FwdConfig|BwdConfig, compile_only:bool=False, q_rows:bool=False) -> Tensor:
-  """the forward's tensor maps of k and v (contiguous, one device; v as the forward reads it: Vᵀ where cfg.reads_vt), pointed at their
-  buffers by a kernel of their own; the backward's ring's of q and do alike (boxes of its block_n query rows); with q_rows a persistent
-  forward's of q (k and v both q: boxes of its block_m rows)"""
-  B, Hkv, Nk, D = k.shape
-  if not compile_only: _compile_maps(target, k.device, k.dtype, k.shape, v.shape, cfg, q_rows)
+  """the forward's tensor maps of k and v (contiguous; v as the forward reads it: Vᵀ where cfg.reads_vt), pointed at their buffers by
+  a kernel of their own; the backward's ring's of q and do alike (boxes of its block_n query rows); with q_rows a persistent forward's
+  of q (k and v both q: boxes of its block_m rows). Sharded, each device's maps of its own shards (shard.own)"""
+  B, Hkv, Nk, D = shard.local_shape(k)
+  if not compile_only: _compile_maps(target, shard.device(k), k.dtype, (B, Hkv, Nk, D), shard.local_shape(v), cfg, q_rows)
   t8 = target.for_dtype(k.dtype)
   vt = isinstance(cfg, FwdConfig) and cfg.reads_vt(t8, D) and not q_rows
   rows = cfg.block_m if q_rows else cfg.block_n
-  tmpl = _tma_template(k.device, k.dtype, D, Nk, B * Hkv, rows, v.shape[3] if vt else 0, t8.atom_for(rows) * k.dtype.itemsize if vt else 128)
-  return Tensor.custom_kernel(tmpl, k, v, Tensor.empty(32, dtype=dtypes.uint64, device=k.device), fxn=_maps_builder(target))[3]
+  tmpl = _tma_template(k.device, k.dtype, D, Nk, B * Hkv, rows, shard.local_shape(v)[3] if vt else 0, t8.atom_for(rows) * k.dtype.itemsize if vt else 128)
+  return Tensor.custom_kernel(tmpl, k, v, shard.own(k, 32, dtypes.uint64), fxn=_maps_builder(target))[3]
 
 def _ring_maps(target:Target, cfgs:tuple[BwdConfig, BwdConfig], q:Tensor, k:Tensor, v:Tensor, do:Tensor) -> tuple[tuple[Tensor, ...], ...]:
   """the backward kernels' last arguments where a producer's ring copies their tiles: the tensor maps of q and do (dK/dV), of k and v (dQ)"""
@@ -211,8 +212,10 @@ def _out_grads(grads:tuple[UOp, ...]|list[UOp], o:Tensor, lse:Tensor) -> tuple[T
   dlse = by_rank.get(3)
   return shard.like(o, by_rank.get(4, o.zeros_like())), None if dlse is None else shard.like(lse, dlse)
 
+@functools.cache
 def _fwd_grad(target:Target, mods:Mods, scale:float|None):
-  """the custom kernel's grad_fxn: tinygrad hands it the gradients of the outputs the loss used (o, lse, or both) and the call"""
+  """the custom kernel's grad_fxn: tinygrad hands it the gradients of the outputs the loss used (o, lse, or both) and the call. One per
+  (target, mods, scale): the schedule cache keys a call on its grad_fxn, a new one each call missed it (a ~0.1 s schedule a step)"""
   def grad_fxn(*grads:UOp, call:UOp|None=None):
     if call is None: *grads, call = grads
     q, k, v, o, lse, *args = call.src[1:]
@@ -277,7 +280,7 @@ def _run_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, mods:Mo
   q = q.contiguous()
   if tma and cfg.persistent: maps += (_tensor_maps(target, q, q, cfg, q_rows=True),)   # Q by the producer's bulk copies
   outs = Tensor.custom_kernel(q, k, v, o, lse, *descales, *[t.contiguous() for t in mod_args], *bmap, *maps,
-                              fxn=_fwd_builder(target, cfg, mods, scale, tma, multiprocessors(q.device, target) if tma and cfg.persistent else 0),
+                              fxn=_fwd_builder(target, cfg, mods, scale, tma, multiprocessors(shard.device(q), target) if tma and cfg.persistent else 0),
                               grad_fxn=None if descales else _fwd_grad(target, mods, scale))
   return outs[3], outs[4]
 
@@ -291,20 +294,30 @@ def _ring_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, mods:M
   pmods, steps = _ring_steps(q, k, v, mods, mod_args, layout)
   parts = [_run_fwd(cfg, q, ks, vs, target, pmods, scale, args, o_dtype=dtypes.float32) for ks, vs, args in steps]
   o_part, lse_part = Tensor.stack(*[o for o, _ in parts], dim=3), Tensor.stack(*[lse for _, lse in parts], dim=3)
-  ins, margs = (q.uop, k.uop, v.uop), tuple(t.uop for t in mod_args)   # (the call's parameters are these, deduplicated: q is k is v in self-attention)
+  # the function's parameters are these, deduplicated (q is k is v in self-attention): which of them each one is
+  uops = [t.uop for t in (q, k, v, o_part, lse_part, *mod_args)]
+  uniq = list(dict.fromkeys(uops))
+  def merge(q, k, v, o_part, lse_part, *mod_args):
+    o, lse = shard.empty(q, (B, H, Nq, D), q.dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
+    return tuple(Tensor.custom_kernel(o_part, lse_part, o, lse, fxn=_combine_builder())[2:])
+  grad_fxn = _ring_grad(target, mods, scale, layout, tuple(uniq.index(u) for u in uops))
+  return function(merge, grad_fxn=grad_fxn, allow_implicit=True)(q, k, v, o_part, lse_part, *mod_args)
+
+@functools.cache
+def _ring_grad(target:Target, mods:Mods, scale:float|None, layout:str, slots:tuple[int, ...]):
+  """the ring's merge's grad_fxn: the ring's backward from the merged o and lse. slots: the call's parameter each of (q, k, v, o_part,
+  lse_part, *mod_args) is. Made once per kind of call, as _fwd_grad: the schedule cache keys a call on its grad_fxn"""
   def grad_fxn(*grads:UOp, call:UOp|None=None):
     if call is None: *grads, call = grads
     args = call.src[1:]
     o_, lse_ = Tensor(call.gettuple(0)), Tensor(call.gettuple(1))
     do, dlse = _out_grads(grads, o_, lse_)
-    gs = _backward(target, mods, *map(Tensor, ins), o_, lse_, do, dlse, scale, None, tuple(map(Tensor, margs)), layout)
+    q, k, v, _, _, *margs = (Tensor(args[i]) for i in slots)
+    gs = _backward(target, mods, q, k, v, o_, lse_, do, dlse, scale, None, tuple(margs), layout)
     out:list[UOp|None] = [None] * len(args)
-    for x, g in zip(ins, gs): i = args.index(x); out[i] = g.uop if out[i] is None else (Tensor(out[i]) + g).uop
+    for i, g in zip(slots, gs): out[i] = g.uop if out[i] is None else (Tensor(out[i]) + g).uop
     return tuple(out)
-  def merge(q, k, v, o_part, lse_part, *mod_args):
-    o, lse = shard.empty(q, (B, H, Nq, D), q.dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
-    return tuple(Tensor.custom_kernel(o_part, lse_part, o, lse, fxn=_combine_builder())[2:])
-  return function(merge, grad_fxn=grad_fxn, allow_implicit=True)(q, k, v, o_part, lse_part, *mod_args)
+  return grad_fxn
 
 @functools.cache
 def _combine_builder(): return functools.cache(flash_combine)
@@ -476,6 +489,7 @@ def _combine_grad(*grads:UOp, call:UOp|None=None):
   d_lse = w * (dlse.unsqueeze(-1) + (do.unsqueeze(-2) * (o_part - o.unsqueeze(-2))).sum(-1))
   return (d_o.uop, d_lse.uop, None, None)
 
+@functools.cache
 def _split_grad(target:Target, mods:Mods, scale:float|None, n_ins:int, splits:int=0):
   """the decoding kernel's gradients as flash_attention's backward computes them: unsplit (splits=1) from its o and lse; split, from
   those of its partial results (_combine_grad's): do = Σ_s do_s and dlse = Σ_s dlse_s (Σ_s w_s = 1), against the combined o and lse

@@ -44,6 +44,12 @@ def empty(ref:Tensor, shape:tuple[int, ...], dtype:DType) -> Tensor:
   """an output of `shape` sharded as ref is (see alike): each device's kernel writes its shard"""
   return alike(ref, shape, lambda s, d: Tensor.empty(*s, dtype=dtype, device=d))
 
+def own(ref:Tensor, n:int, dtype:DType) -> Tensor:
+  """n elements on ref's device; on several devices each one's own (n·devices, sharded over axis 0): what a kernel makes for the
+  device it runs on, as the tensor maps of its shards"""
+  if isinstance(ref.device, str): return Tensor.empty(n, dtype=dtype, device=ref.device)
+  return Tensor(UOp.mstack(*[Tensor.empty(n, dtype=dtype, device=d).uop for d in ref.device]).unshard(0))
+
 def local_shape(t:Tensor) -> tuple[int, ...]:
   """the shape each device's kernels see: the shard's"""
   return t.shape if isinstance(t.device, str) or axis(t) is None else tuple(t.uop.shard_shape)
@@ -72,7 +78,9 @@ def rotate(t:Tensor, s:int, axis:int) -> Tensor:
   devs = t.device
   P = len(devs)
   if s % P == 0: return t
-  n, t = t.shape[axis] // P, t.contiguous()   # (a lazy view of a tensor sharded from one device copied as a kernel of an unbound device index)
+  # a lazy view of a tensor sharded from one device copied as a kernel of an unbound device index: contiguous first. A realized one (a
+  # TinyJit input) cloned: tinygrad's CUDA graph replays a copy from an input's shard with the copy's own device's shard
+  n, t = t.shape[axis] // P, t.clone() if t.uop.unsharded_base.is_realized else t.contiguous()
   piece = lambda d, j: t.to(devs[d]).shrink(tuple((j * n, (j + 1) * n) if i == axis else None for i in range(t.ndim))).contiguous()
   return Tensor(UOp.mstack(*[piece(d, (d - s) % P).uop for d in range(P)]).unshard(axis))
 

@@ -1,6 +1,8 @@
 import functools, os, shutil
-# copying a multi-device tensor to numpy goes through tinygrad's CPU device, which compiles with $CC (.ci/run installs clang-22)
-if shutil.which("clang-22"): os.environ.setdefault("CC", "clang-22")
+# copying a multi-device tensor to numpy goes through tinygrad's CPU device, which compiles with $CC, clang's flags: a clang (.ci/run
+# installs clang-22; the GPU machine sets CC to a gcc, which refuses --target, and has clang-16)
+if "clang" not in os.environ.get("CC", "") and (cc:=next(filter(shutil.which, ("clang-22", *(f"clang-{v}" for v in range(30, 13, -1)))), None)):
+  os.environ["CC"] = cc
 # under xdist tinygrad gives each worker a compile pool of cores/workers processes (one on CI's two cores), which adds only its
 # start and the kernels' pickling: compile in the worker itself
 if "PYTEST_XDIST_WORKER_COUNT" in os.environ: os.environ.setdefault("PARALLEL", "0")

@@ -155,8 +155,8 @@ def test_forward_with_tma_builds_for_sm_90a(D, causal):
 
 def test_tma_only_where_asked_and_built():
   """bulk copies are a config's choice (tma, which the tuner tries on Hopper's wgmma configs) or forced by FA_UOP_TMA=1/0: never on the
-  emulator's twin, sm_80's path, a head dim wgmma does not run or a sharded call; a config asking for them where they cannot run is a
-  ValueError before any kernel is built"""
+  emulator's twin, sm_80's path or a head dim wgmma does not run; a sharded call takes them too (each device its maps); a config asking
+  for them where they cannot run is a ValueError before any kernel is built"""
   from fa_uop import FwdConfig, flash_attention
   from fa_uop.api import _uses_tma
   from fa_uop.config import candidates
@@ -164,7 +164,7 @@ def test_tma_only_where_asked_and_built():
   q = Tensor.empty(1, 1, 64, 128, dtype=dtypes.half)
   t = FwdConfig(64, 64, 4, tma=True)
   assert _uses_tma(SM90A, t, q) and not _uses_tma(SM90A, FwdConfig(64, 64, 4), q) and str(t) == "64x64x4t" and FwdConfig.parse(str(t)) == t
-  assert not _uses_tma(SM90A, t, Tensor.empty(1, 1, 64, 128, dtype=dtypes.half, device=("PYTHON:0", "PYTHON:1")))
+  assert _uses_tma(SM90A, t, Tensor.empty(1, 1, 64, 128, dtype=dtypes.half, device=("PYTHON:0", "PYTHON:1")))   # each device its maps
   assert t in candidates(SM90A, 128) and t not in candidates(SM90A, 96) and not any(c.tma for c in candidates(SM80, 128) + candidates(SM90A.portable(), 128))
   assert FwdConfig(64, 64, 4, tma=True, ring=1) in candidates(SM90A, 128)   # and with a producer (warp specialisation)
   for target, d in ((SM90A, 96), (SM80, 128), (SM90A.portable(), 128)):

@@ -233,3 +233,78 @@ def test_refused(emu, no_kernel):
   ]
   for call, msg in cases:
     with pytest.raises(ValueError, match=msg): call()
+
+@pytest.mark.parametrize("emu", ["sm_80"], indirect=True)
+@pytest.mark.parametrize("axis", [0, 1, 2], ids=["batch", "heads", "sequence"])
+def test_tensor_maps_of_each_shard(emu, monkeypatch, request, axis):
+  """Hopper's bulk copies on a sharded call: each device gets tensor maps of its own (fa_uop.api._tensor_maps: 32 a device, sharded
+  over axis 0), made on it from a template of the shard's shape and pointed at its own shards of k and v. The emulator runs no inline
+  code, so a twin of the maps kernel stands in: it copies the template and adds the first element of its k and v where each map's
+  address goes (flash_tma_maps points them there), and a template of the shape it is given stands in for the driver's encoding"""
+  from tinygrad import UOp
+  from tinygrad.uop.ops import AxisType, KernelInfo
+  from fa_uop import SM90A
+  from fa_uop.tiles import flat
+  def twin(tmpl, k, v, out):
+    i = UOp.range(32, 0, AxisType.LOOP)
+    first = lambda t: flat(t).index(UOp.const(0, dtypes.int)).cast(dtypes.uint64)
+    add = i.eq(0).where(first(k), i.eq(16).where(first(v), UOp.const(0, dtypes.uint64)))
+    return flat(out).index(i).store(flat(tmpl).index(i) + add).end(i).sink(arg=KernelInfo(name="twin_maps", opts_to_apply=()))
+  monkeypatch.setattr(fa_uop.api, "_maps_builder", lambda target: twin)
+  monkeypatch.setattr(fa_uop.api, "_compile_maps", lambda *a, **kw: None)
+  template = lambda dtype, *dims: np.array([dtype.itemsize, *dims] + [0] * (16 - 1 - len(dims)), np.uint64).tobytes()
+  monkeypatch.setattr(fa_uop.api, "tensor_map_template", template)
+  fa_uop.api._tma_template.cache_clear()   # made with the stand-in: not kept
+  request.addfinalizer(fa_uop.api._tma_template.cache_clear)
+  B, Hkv, N, D, devs = 2, 4, 64, 64, devices(emu)
+  kn, vn = np.zeros((B, Hkv, N, D), np.float16), np.zeros((B, Hkv, N, D), np.float16)
+  firsts = [(d, 0, 0) if axis == 0 else (0, d * Hkv // 2, 0) if axis == 1 else (0, 0, d * N // 2) for d in range(2)]   # each shard's first
+  for d, (b, h, n) in enumerate(firsts): kn[b, h, n, 0], vn[b, h, n, 0] = d + 1, d + 100
+  k, v = (Tensor(x, device="PYTHON").shard(devs, axis=axis) for x in (kn, vn))
+  maps = fa_uop.api._tensor_maps(SM90A, k, v, FwdConfig(64, 64, 4, tma=True))
+  assert maps.device == devs and shard.axis(maps) == 0 and maps.shape == (64,) and maps.dtype == dtypes.uint64
+  got, lshape = maps.numpy(), shard.local_shape(k)
+  for d in range(2):
+    want = np.frombuffer(template(dtypes.half, D, lshape[2], lshape[0] * lshape[1], 64) * 2, dtype=np.uint64).copy()   # K's, V's: the shard's
+    want[0] += np.uint64(d + 1); want[16] += np.uint64(d + 100)
+    assert (got[32 * d:32 * (d + 1)] == want).all(), (d, got[32 * d:32 * (d + 1)][[0, 16]], want[[0, 16]])
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("axis", [0, 1, 2], ids=["batch", "heads", "sequence"])
+def test_bulk_copies_on_two_hopper_gpus(rng, causal, axis):
+  """on two H100s or H200s of one host (skipped with fewer): a sharded call's forward at D=128 takes the bulk-copy kernels (the table's
+  config), each device with tensor maps of its own shards: over batch or heads o and lse equal the same call on one GPU (the same
+  kernels on the same tiles), over the sequence (the ring, zigzag) to float32's rounding; the gradients against one GPU's, GQA and
+  tails (the sequence: lengths zigzag splits), o against float64 too; a jitted step (TinyJit: CUDA graphs on both devices) replayed on
+  fresh inputs equal to eager"""
+  from tinygrad import Device, TinyJit
+  from fa_uop.reference import attention_ref
+  try: devs = (Device.canonicalize("CUDA:0"), Device.canonicalize("CUDA:1")); Device[devs[1]]
+  except Exception: pytest.skip("one GPU")
+  if fa_uop.target_for(devs[0]).tma is None: pytest.skip("not Hopper")
+  r, seed = rng
+  N = 1000 if axis < 2 else 1024
+  lay, back = ((lambda t: shard.zigzag(t, devs)), shard.unzigzag) if axis == 2 else ((lambda t: t.shard(devs, axis=axis)), lambda t: t)
+  def inputs():
+    qn, kn, vn, don = (r.standard_normal(s).astype(np.float16).astype(np.float32)
+                       for s in ((2, 8, N, 128), (2, 4, N, 128), (2, 4, N, 128), (2, 8, N, 128)))
+    one = [Tensor(x, device=devs[0]).cast(dtypes.half).contiguous().realize() for x in (qn, kn, vn, don)]
+    return (qn, kn, vn), one, [lay(t).realize() for t in one]
+  def step(q, k, v, do, layout="contiguous"):
+    for t in (q, k, v): t.requires_grad = True
+    o, lse = flash_attention(q, k, v, causal=causal, return_lse=True, layout=layout)
+    return [x.realize() for x in (o, lse, *(o.float() * do.float()).sum().gradient(q, k, v))]
+  layout = "zigzag" if axis == 2 else "contiguous"
+  jitted = TinyJit(lambda *ts: step(*ts, layout=layout))
+  for i in range(4):   # TinyJit: the second call captures, the rest replay
+    (qn, kn, vn), one, sh = inputs()
+    want = [host(x) for x in step(*one)]
+    got = [host(back(x) if x.ndim == 4 else x if axis < 2 else shard.unzigzag(x, axis=2)) for x in step(*sh, layout=layout)]
+    for name, g, w in zip(("o", "lse", "dq", "dk", "dv"), got, want):
+      if axis < 2 and name in ("o", "lse"): assert (g == w).all(), f"call {i}: {name} sharded != one GPU (seed {seed})"
+      else: assert np.abs(g - w).max() <= 2e-2 * np.abs(w).max(), f"call {i}: {name} {np.abs(g - w).max()} (seed {seed})"
+    jit = [host(back(x) if x.ndim == 4 else x if axis < 2 else shard.unzigzag(x, axis=2)) for x in jitted(*sh)]
+    for name, g, w in zip(("o", "lse", "dq", "dk", "dv"), jit, got): assert (g == w).all(), f"jit call {i}: {name} (seed {seed})"
+  ref_o, ref_lse = attention_ref(qn, kn, vn, causal)
+  assert_close(got[0], got[1].astype(np.float64), ref_o, ref_lse, dtypes.half, f"(seed {seed})")
