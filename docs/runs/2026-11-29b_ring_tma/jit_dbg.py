@@ -1,19 +1,24 @@
 """the ring under TinyJit on two GPUs: each call jitted against eager on the same inputs (max |diff| / max |eager| of o and the gradients);
-a graph node CUDA refuses printed with its launch (docs/journal.md 2026-11-29, thirty-ninth session)"""
-import ctypes, tinygrad.runtime.graph.cuda as G, tinygrad.runtime.ops_cuda as C
+a graph node CUDA refuses printed with its launch and whether the current context is its device's; RETRY=1 adds it again in its
+device's context (the hypothesis: tinygrad's CUDAGraph adds kernel nodes in whatever context is current) (docs/journal.md 2026-11-29, thirty-ninth session)"""
+import ctypes, os, tinygrad.runtime.graph.cuda as G, tinygrad.runtime.ops_cuda as C
+RETRY = os.environ.get("RETRY") == "1"
 names = {}
 _init = C.CUDAProgram.__init__
-def init(self, dev, name, *a, **k):
-  _init(self, dev, name, *a, **k); names[ctypes.cast(self.prg, ctypes.c_void_p).value] = (name, dev.device)
+def init(self, dev, obj, *a, **k):
+  _init(self, dev, obj, *a, **k); names[ctypes.cast(self.prg, ctypes.c_void_p).value] = (obj.name, dev)
 C.CUDAProgram.__init__ = init
 _add = G.cuda.cuGraphAddKernelNode
 def add(node, graph, deps, n, params):
   st = _add(node, graph, deps, n, params)
   if st:
     p = params._obj
-    dl = [ctypes.cast(deps[i], ctypes.c_void_p).value for i in range(n)] if n else []
-    print("refused node:", names.get(ctypes.cast(p.func, ctypes.c_void_p).value), "grid", (p.gridDimX, p.gridDimY, p.gridDimZ), "block",
-          (p.blockDimX, p.blockDimY, p.blockDimZ), "smem", p.sharedMemBytes, "deps", n, "distinct", len(set(dl)), "status", st, flush=True)
+    name, dev = names.get(ctypes.cast(p.func, ctypes.c_void_p).value, ("?", None))
+    cur = C.cuda.CUcontext(); C.cuda.cuCtxGetCurrent(ctypes.byref(cur))
+    print("refused node:", name, "on", getattr(dev, "device", "?"), "current context is its device's:", dev is not None and ctypes.cast(cur, ctypes.c_void_p).value == ctypes.cast(dev.context, ctypes.c_void_p).value,
+          "grid", (p.gridDimX, p.gridDimY, p.gridDimZ), "block", (p.blockDimX, p.blockDimY, p.blockDimZ), "smem", p.sharedMemBytes, "deps", n, "status", st, flush=True)
+    if RETRY and dev is not None:   # the hypothesis: a kernel node is added in the current context, which must be its function's
+      C.check(C.cuda.cuCtxSetCurrent(dev.context)); st = _add(node, graph, deps, n, params); print("  again in its device's context:", st, flush=True)
   return st
 G.cuda.cuGraphAddKernelNode = add
 import sys, numpy as np, traceback
@@ -33,5 +38,5 @@ def run(B,H,Hkv,N,D,causal,grad):
       xs=mk(); e=[shard.unzigzag(x).numpy().astype(np.float64) for x in step(*xs)]; g=[shard.unzigzag(x).numpy().astype(np.float64) for x in j(*xs)]
       print(B,H,Hkv,N,D,causal,grad,"call",i,["%.2e"%(np.abs(a-b).max()/np.abs(a).max()) for a,b in zip(e,g)], flush=True)
   except Exception as ex: print(B,H,Hkv,N,D,causal,grad,"EXC", type(ex).__name__, str(ex)[:300]); traceback.print_exc(limit=-4)
-for args in ((1,2,1,128,128,True,True),(1,2,1,128,64,True,True),(1,2,1,128,64,False,True),(2,8,4,1024,128,False,True)):
+for args in ((1,2,1,128,128,True,True),(2,8,4,1024,128,False,True)):
   run(*args)
