@@ -369,7 +369,7 @@ def flash_attention(q:Tensor, k:Tensor, v:Tensor, causal:bool=False, scale:float
   their fnuz formats on gfx942), with q_descale, k_descale and v_descale (float32 (B, Hkv) Tensors, or None: 1) as FlashAttention-3 takes
   them: the scores are q·kᵀ·scale·q_descale·k_descale, the output (bfloat16) P·v·v_descale, P rounded to v's format.
   config picks the tiling; by default the tuner's choice for this shape class (fa_uop.tune), or the fixed default where tuning
-  is off. Its bulk copies (tma, ring: Hopper only) apply on one device; a sharded call copies by cp.async.
+  is off. Its bulk copies (tma, ring: Hopper only) apply on a sharded call's devices too, each with tensor maps of its shards.
   Targets: AMD RDNA3 (gfx11xx), RDNA4 (gfx12xx), CDNA3 (gfx942), CDNA4 (gfx950) and NVIDIA sm_80 and newer, and tinygrad's
   emulator of each (DEV=PYTHON::gfx1100, ::gfx1201, ::gfx942, ::gfx950, ::sm_80).
   Tensors sharded by Tensor.shard over batch or heads, q, k and v alike, run on each device's shard and give outputs (and

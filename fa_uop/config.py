@@ -14,7 +14,8 @@ class FwdConfig:
   # blocks per multiprocessor the compiler is asked to fit (registers ≤ what that many leave each), where the target's renderer
   # takes it (Target.min_blocks); 0: the compiler's choice
   blocks: int = 0
-  # K and V by the target's bulk tensor copies (Hopper's TMA, one thread issuing a tile) where wgmma runs the products; on one device
+  # K and V by the target's bulk tensor copies (Hopper's TMA, one thread issuing a tile) where wgmma runs the products (sharded: each
+  # device's own tensor maps)
   tma: bool = False
   # with tma: warp specialisation, a producer warpgroup issuing the copies into a ring of this many K and V slots (0: the consumers issue
   # them, one K and one V tile)
