@@ -95,6 +95,22 @@ def test_sequence_sharded_step(dev):
   make = lambda i: [shard.zigzag(rand(r, sh, device), devs) for sh in ((B, H, N, D), (B, Hkv, N, D), (B, Hkv, N, D), (B, H, N, D))]
   replays_match(step, make)
 
+def test_ring_copies_read_no_jit_input():
+  """TinyJit captures the ring's copies of K and V to the next device from buffers of its own, never from a TinyJit input: tinygrad's
+  CUDA graph replays a copy reading another device's shard of an input with the copy's own device's shard (the replays' o was off by
+  30-70% on two H200s, docs/journal.md 2026-11-29), so shard.rotate clones a realized tensor first. The emulator runs no graph: what
+  it can check is the captured copies' sources"""
+  from tinygrad.uop.ops import Ops
+  from tinygrad.engine.jit import get_call_arg_uops
+  from fa_uop import shard
+  devs = ("PYTHON::sm_80", "PYTHON::sm_80:1")
+  r = np.random.default_rng()
+  with Context(DEV="PYTHON::sm_80"):
+    jit = TinyJit(lambda q, k, v: flash_attention(q, k, v, causal=True, layout="zigzag").realize())
+    for _ in range(3): jit(*[shard.zigzag(rand(r, (1, 1, 8, 16), "PYTHON"), devs) for _ in range(3)])
+  srcs = [get_call_arg_uops(c)[1].src[0] for c in jit.captured.linear.src if c.src[0].op is Ops.COPY]
+  assert len(srcs) >= 4 and not any(u.op is Ops.PARAM for u in srcs), [u.op for u in srcs]
+
 def test_eager_calls_reuse_the_schedule():
   """eager training steps on fresh data of one shape schedule once: tinygrad's schedule cache keys a call on its gradient function,
   and a new one per call (fa_uop made each call's) missed it every step (~0.1 s of host time a step at realistic sizes, the ring's
