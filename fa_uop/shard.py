@@ -8,6 +8,7 @@ import functools
 import numpy as np
 from typing import Callable
 from tinygrad import Tensor, UOp
+from tinygrad.uop.ops import Ops
 from tinygrad.dtype import DType
 
 AXES = {0: "batch", 1: "heads", 2: "sequence"}
@@ -78,11 +79,14 @@ def rotate(t:Tensor, s:int, axis:int) -> Tensor:
   devs = t.device
   P = len(devs)
   if s % P == 0: return t
-  # a lazy view of a tensor sharded from one device copied as a kernel of an unbound device index: contiguous first. A realized one (a
-  # TinyJit input) cloned: tinygrad's CUDA graph replays a copy from an input's shard with the copy's own device's shard
-  n, t = t.shape[axis] // P, t.clone() if t.uop.unsharded_base.is_realized else t.contiguous()
-  piece = lambda d, j: t.to(devs[d]).shrink(tuple((j * n, (j + 1) * n) if i == axis else None for i in range(t.ndim))).contiguous()
-  return Tensor(UOp.mstack(*[piece(d, (d - s) % P).uop for d in range(P)]).unshard(axis))
+  # each device's shard copied straight from the buffer a kernel of this call writes (AFTER(UNSHARD(buffers), the writer)): t itself
+  # where it is one (the backward's dK and dV), else a clone. Not the input's own buffer: tinygrad's CUDA graph replays a copy from a
+  # TinyJit input's shard with the copy's own device's shard. (Gathering t.to(device) then cutting the shard out cost two elementwise
+  # copies a device, a lazy view of a tensor sharded from one device one with an unbound device index)
+  u = t.uop if t.uop.op is Ops.AFTER and t.uop.src[0].op is Ops.UNSHARD else t.clone().uop
+  b, after = u.src[0].src[0], u.src[1:]
+  part = (lambda j: b.src[j].after(*after)) if b.op is Ops.MSTACK else (lambda j: b.after(*after).mselect(j))
+  return Tensor(UOp.mstack(*[part((d - s) % P).copy_to_device(devs[d]) for d in range(P)]).unshard(axis))
 
 def zigzag(x:Tensor, devices:tuple[str, ...], axis:int=2) -> Tensor:
   """x (whole, on one device) sharded over devices along its sequence axis in zigzag order (order): device d holds chunks d and
