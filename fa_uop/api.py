@@ -155,7 +155,8 @@ def flash_attention_backward(q:Tensor, k:Tensor, v:Tensor, o:Tensor, lse:Tensor,
   return _backward(target, mods, q, k, v, o, lse, do, dlse, scale, configs, mod_args, layout)
 
 def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, lse:Tensor, do:Tensor, dlse:Tensor|None, scale:float|None,
-              configs:tuple[BwdConfig, BwdConfig]|None, mod_args:tuple[Tensor, ...], layout:str="contiguous") -> tuple[Tensor, Tensor, Tensor]:
+              configs:tuple[BwdConfig, BwdConfig]|None, mod_args:tuple[Tensor, ...], layout:str="contiguous", moved:tuple[Tensor, ...]=()) -> \
+    tuple[Tensor, Tensor, Tensor]:
   B, H, Nq, D = q.shape
   for name, x, shape in (("o", o, q.shape), ("do", do, q.shape), ("lse", lse, (B, H, Nq)), ("dlse", dlse, (B, H, Nq))):
     if x is None and name == "dlse": continue
@@ -182,7 +183,7 @@ def _backward(target:Target, mods:Mods, q:Tensor, k:Tensor, v:Tensor, o:Tensor, 
   delta = Tensor.custom_kernel(o.cast(q.dtype).contiguous(), do, shard.empty(lse, (B, H, Nq), dtypes.float32),
                                *(() if dlse is None else (dlse.float().contiguous(),)), fxn=_delta_builder(target))[2]
   lse = lse.float().contiguous()
-  if shard.axis(q) == 2: return _ring_bwd(target, mods, (cfg_dkdv, cfg_dq), q, k, v, do, lse, delta, scale, mod_args, layout)
+  if shard.axis(q) == 2: return _ring_bwd(target, mods, (cfg_dkdv, cfg_dq), q, k, v, do, lse, delta, scale, mod_args, layout, moved)
   return _bwd_kernels(target, mods, (cfg_dkdv, cfg_dq), q, k, v, do, lse, delta, scale, mod_args)
 
 def _bwd_kernels(target:Target, mods:Mods, cfgs:tuple[BwdConfig, BwdConfig], q:Tensor, k:Tensor, v:Tensor, do:Tensor, lse:Tensor,
@@ -289,31 +290,33 @@ def _ring_fwd(cfg:FwdConfig, q:Tensor, k:Tensor, v:Tensor, target:Target, mods:M
   """q, k and v sharded over the sequence (context parallelism, as ring attention): at step s each device's rows attend to the keys of
   the device s before it on the ring (shard.rotate), over the rows' and keys' global positions (mods.at_positions: causal, windows
   and the mods as on one device), and the steps' float32 (o, lse) merge by their logsumexp (the split-KV path's combine kernel).
-  The merge is a tinygrad function whose gradient is the ring's backward (_ring_bwd) from the merged o and lse"""
+  The merge is a tinygrad function whose gradient is the ring's backward (_ring_bwd) from the merged o and lse; the steps' moved keys
+  are its parameters too, so the backward's steps are the forward's (rotated anew, a TinyJit input's clone made its copies again)"""
   B, H, Nq, D = q.shape
-  pmods, steps = _ring_steps(q, k, v, mods, mod_args, layout)
+  pmods, steps, moved = _ring_steps(q, k, v, mods, mod_args, layout)
   parts = [_run_fwd(cfg, q, ks, vs, target, pmods, scale, args, o_dtype=dtypes.float32) for ks, vs, args in steps]
   o_part, lse_part = Tensor.stack(*[o for o, _ in parts], dim=3), Tensor.stack(*[lse for _, lse in parts], dim=3)
   # the function's parameters are these, deduplicated (q is k is v in self-attention): which of them each one is
-  uops = [t.uop for t in (q, k, v, o_part, lse_part, *mod_args)]
+  ins = (q, k, v, o_part, lse_part, *mod_args, *moved)
+  uops = [t.uop for t in ins]
   uniq = list(dict.fromkeys(uops))
-  def merge(q, k, v, o_part, lse_part, *mod_args):
+  def merge(q, k, v, o_part, lse_part, *rest):
     o, lse = shard.empty(q, (B, H, Nq, D), q.dtype), shard.empty(q, (B, H, Nq), dtypes.float32)
     return tuple(Tensor.custom_kernel(o_part, lse_part, o, lse, fxn=_combine_builder())[2:])
-  grad_fxn = _ring_grad(target, mods, scale, layout, tuple(uniq.index(u) for u in uops))
-  return function(merge, grad_fxn=grad_fxn, allow_implicit=True)(q, k, v, o_part, lse_part, *mod_args)
+  grad_fxn = _ring_grad(target, mods, scale, layout, len(mod_args), tuple(uniq.index(u) for u in uops))
+  return function(merge, grad_fxn=grad_fxn, allow_implicit=True)(*ins)
 
 @functools.cache
-def _ring_grad(target:Target, mods:Mods, scale:float|None, layout:str, slots:tuple[int, ...]):
+def _ring_grad(target:Target, mods:Mods, scale:float|None, layout:str, n_args:int, slots:tuple[int, ...]):
   """the ring's merge's grad_fxn: the ring's backward from the merged o and lse. slots: the call's parameter each of (q, k, v, o_part,
-  lse_part, *mod_args) is. Made once per kind of call, as _fwd_grad: the schedule cache keys a call on its grad_fxn"""
+  lse_part, *mod_args (n_args), *moved) is. Made once per kind of call, as _fwd_grad: the schedule cache keys a call on its grad_fxn"""
   def grad_fxn(*grads:UOp, call:UOp|None=None):
     if call is None: *grads, call = grads
     args = call.src[1:]
     o_, lse_ = Tensor(call.gettuple(0)), Tensor(call.gettuple(1))
     do, dlse = _out_grads(grads, o_, lse_)
-    q, k, v, _, _, *margs = (Tensor(args[i]) for i in slots)
-    gs = _backward(target, mods, q, k, v, o_, lse_, do, dlse, scale, None, tuple(margs), layout)
+    q, k, v, _, _, *rest = (Tensor(args[i]) for i in slots)
+    gs = _backward(target, mods, q, k, v, o_, lse_, do, dlse, scale, None, tuple(rest[:n_args]), layout, tuple(rest[n_args:]))
     out:list[UOp|None] = [None] * len(args)
     for i, g in zip(slots, gs): out[i] = g.uop if out[i] is None else (Tensor(out[i]) + g).uop
     return tuple(out)
@@ -322,19 +325,24 @@ def _ring_grad(target:Target, mods:Mods, scale:float|None, layout:str, slots:tup
 @functools.cache
 def _combine_builder(): return functools.cache(flash_combine)
 
-def _ring_steps(q:Tensor, k:Tensor, v:Tensor, mods:Mods, mod_args:tuple[Tensor, ...], layout:str) -> tuple[Mods, list[tuple[Tensor, Tensor, tuple]]]:
-  """the ring's kernels' mods (over global positions: mods.at_positions) and its steps, each (k and v of the device s before each on
-  the ring, the mods' buffers: mod_args, then where the mods read positions the rows' and those keys' positions)"""
+def _ring_steps(q:Tensor, k:Tensor, v:Tensor, mods:Mods, mod_args:tuple[Tensor, ...], layout:str, moved:tuple[Tensor, ...]=()) -> \
+    tuple[Mods, list[tuple[Tensor, Tensor, tuple]], tuple[Tensor, ...]]:
+  """the ring's kernels' mods (over global positions: mods.at_positions), its steps, each (k and v of the device s before each on
+  the ring, the mods' buffers: mod_args, then where the mods read positions the rows' and those keys' positions), and what the steps
+  after the first moved (their k, v and keys' positions, flat): rotated here, or as given (the forward's, to the backward)"""
   pmods, P = at_positions(mods), len(q.device)
   pq, pk = (shard.positions(q.device, n, layout) for n in (q.shape[2], k.shape[2])) if pmods is not mods else (None, None)
-  return pmods, [(shard.rotate(k, s, 2), shard.rotate(v, s, 2), (*mod_args, *(() if pk is None else (pq, shard.rotate(pk, s, 0))))) for s in range(P)]
+  own = (k, v) if pk is None else (k, v, pk)   # what a step moves: the keys and values (and the keys' positions)
+  moved = moved or tuple(shard.rotate(t, s, 0 if t is pk else 2) for s in range(1, P) for t in own)
+  steps = [own] + [moved[i:i + len(own)] for i in range(0, len(moved), len(own))]
+  return pmods, [(ks, vs, (*mod_args, *(() if pk is None else (pq, *pks)))) for ks, vs, *pks in steps], moved
 
 def _ring_bwd(target:Target, mods:Mods, cfgs:tuple[BwdConfig, BwdConfig], q:Tensor, k:Tensor, v:Tensor, do:Tensor, lse:Tensor, delta:Tensor,
-              scale:float|None, mod_args:tuple[Tensor, ...], layout:str) -> tuple[Tensor, Tensor, Tensor]:
+              scale:float|None, mod_args:tuple[Tensor, ...], layout:str, moved:tuple[Tensor, ...]=()) -> tuple[Tensor, Tensor, Tensor]:
   """the ring's backward from the merged lse and delta: at step s each device's dK/dV and dQ kernels over its rows and the keys of
   the device s before it (_ring_steps, as the forward's), dQ summed where it is, each step's dK and dV sent back to the keys' device
   and summed there in float32"""
-  pmods, steps = _ring_steps(q, k, v, mods, mod_args, layout)
+  pmods, steps, _ = _ring_steps(q, k, v, mods, mod_args, layout, moved)
   dq = dk = dv = None
   for s, (ks, vs, args) in enumerate(steps):
     gq, gk, gv = _bwd_kernels(target, pmods, cfgs, q, ks, vs, do, lse, delta, scale, args)
