@@ -30,6 +30,15 @@ def classify(status:UOp, *args:UOp, mods:Mods, nq:int, nk:int, TR:int, TC:int, k
   per = min(COLS_PER_BLOCK, nC)   # no idle threads where there are few tiles (the emulator runs every thread, each a long loop)
   cb, t = UOp.range(math.ceil(nC / per), 3, AxisType.GLOBAL), UOp.range(per, 4, AxisType.LOCAL)
   ct = cb * per + t
+  if mods.span is not None: st = _span_status(mods.span, *args, rb, ct, nq=nq, nk=nk, TR=TR, TC=TC, keys=keys)
+  else: st = _element_status(b, h, rb, ct, args, mods=mods, nq=nq, nk=nk, TR=TR, TC=TC, keys=keys, Hm=Hm)
+  store = flat(status).index((((b * Hm + h) * nR + rb) * nC + ct).valid(ct < nC)).store(st)
+  ops = Bm * Hm * nR * nC * (TR + TC if mods.span is not None else TR * TC)
+  info = KernelInfo(name=f"fa_blockmap_classify_{TR}x{TC}", opts_to_apply=(), estimates=Estimates(ops=ops, mem=Bm * Hm * nR * nC * 4))
+  return store.end(t, cb, rb, h, b).sink(arg=info).rtag(1)
+
+def _element_status(b:UOp, h:UOp, rb:UOp, ct:UOp, args:tuple[UOp, ...], *, mods:Mods, nq:int, nk:int, TR:int, TC:int, keys:bool, Hm:int) -> UOp:
+  """a tile's status from the masks evaluated on each of its elements"""
   cnt = UOp.placeholder((2,), dtypes.int32, slot=0, addrspace=AddrSpace.REG)    # kept, and elements that matter
   cnt = cnt.after(UOp.group(cnt[0].store(0), cnt[1].store(0)))
   r, c = UOp.range(TR, 5, AxisType.REDUCE), UOp.range(TC, 6, AxisType.REDUCE)
@@ -40,10 +49,28 @@ def classify(status:UOp, *args:UOp, mods:Mods, nq:int, nk:int, TR:int, TC:int, k
   cur = cnt.after(r, c)
   upd = UOp.group(cnt[0].store(cur[0] + (kept & matters).cast(dtypes.int32)), cnt[1].store(cur[1] + matters.cast(dtypes.int32)))
   cnt = cnt.after(upd.end(c, r))
-  st = cnt[0].eq(0).where(0, cnt[0].eq(cnt[1]).where(2, 1))
-  store = flat(status).index((((b * Hm + h) * nR + rb) * nC + ct).valid(ct < nC)).store(st)
-  info = KernelInfo(name=f"fa_blockmap_classify_{TR}x{TC}", opts_to_apply=(), estimates=Estimates(ops=Bm * Hm * nR * nC * TR * TC, mem=Bm * Hm * nR * nC * 4))
-  return store.end(t, cb, rb, h, b).sink(arg=info).rtag(1)
+  return cnt[0].eq(0).where(0, cnt[0].eq(cnt[1]).where(2, 1))
+
+def _span_status(span:tuple[int|None, int|None], pq:UOp, pk:UOp, rb:UOp, ct:UOp, *, nq:int, nk:int, TR:int, TC:int, keys:bool) -> UOp:
+  """a tile's status under at_positions' window alone (Mods.span), from the ranges of its real rows' and columns' positions: empty
+  where no query's range reaches the keys', full where every query's holds them all (and, with keys, the tile has no key past nk),
+  else partial, which the kernels' mask makes exact (a tile whose positions are not contiguous may be listed partial and not be)"""
+  left, right = span
+  def bounds(pos:UOp, base:UOp, T:int, n:int, slot:int, axis:int) -> tuple[UOp, UOp]:
+    acc = UOp.placeholder((2,), dtypes.int64, slot=slot, addrspace=AddrSpace.REG)    # the least and the greatest position
+    acc = acc.after(UOp.group(acc[0].store(1 << 40), acc[1].store(-(1 << 40))))
+    x = UOp.range(T, axis, AxisType.REDUCE)
+    i, cur = base * T + x, acc.after(x)
+    p = flat(pos)[i.minimum(n - 1)].cast(dtypes.int64)
+    acc = acc.after(UOp.group(acc[0].store((i < n).where(cur[0].minimum(p), cur[0])), acc[1].store((i < n).where(cur[1].maximum(p), cur[1]))).end(x))
+    return acc[0], acc[1]
+  (qlo, qhi), (klo, khi) = (bounds(pq, rb, TR, nq, 0, 5), bounds(pk, ct, TC, nk, 1, 6)) if keys else \
+    (bounds(pq, ct, TC, nq, 0, 6), bounds(pk, rb, TR, nk, 1, 5))
+  none = (qhi < qlo) | (khi < klo)   # no real row or column
+  full = UOp.const(True, dtypes.bool) if not keys or nk % TC == 0 else (ct + 1) * TC <= nk
+  if left is not None: none, full = none | (khi < qlo - left), full & (klo >= qhi - left)
+  if right is not None: none, full = none | (klo > qhi + right), full & (khi <= qlo + right)
+  return none.where(0, full.where(2, 1))
 
 def compact(counts:UOp, idx:UOp, status:UOp) -> UOp:
   """per row block, from status: counts (..., 2) int32 = (partial tiles, full tiles) and idx (..., column tiles) the partial

@@ -20,6 +20,10 @@ class Mods:
   score_mod: Callable|None = None
   mask_mod: Callable|None = None
   n_args: int = 0
+  # at_positions' window (left, right, causal folded in) where it is the whole mask_mod: a block map then classifies a tile from its
+  # rows' and keys' position ranges, an op per row and key where the mask_mod costs one per element (the ring's 128x128 maps over
+  # 64K keys: 17 ms a step on the H200, as long as a step's attention, docs/journal.md 2026-11-29)
+  span: tuple[int|None, int|None]|None = None
   @property
   def left(self) -> int|None: return self.window[0]
   @property
@@ -95,7 +99,8 @@ def at_positions(mods:Mods) -> Mods:
     user = mods.mask_mod(b, h, i, j, *a[:n])
     return user if plain.right is None and plain.left is None else plain.keep(b, h, i, j, None, (), ()) & user
   score_mod = None if mods.score_mod is None else lambda x, b, h, qi, kj, *a: mods.score_mod(x, b, h, a[n][qi].load(), a[n + 1][kj].load(), *a[:n])
-  return Mods(softcap=mods.softcap, score_mod=score_mod, mask_mod=mask_mod if mods.causal or mods.masks_more else None, n_args=n + 2)
+  return Mods(softcap=mods.softcap, score_mod=score_mod, mask_mod=mask_mod if mods.causal or mods.masks_more else None, n_args=n + 2,
+              span=(plain.left, plain.right) if mods.mask_mod is None and (mods.causal or mods.masks_more) else None)
 
 def stand_ins(B:int, H:int, arg_specs) -> tuple[list[UOp], list[UOp]]:
   """UOps standing in for a kernel's (b, h, q_idx, kv_idx) and mod_args buffers ((shape, dtype) each), to call the mods on

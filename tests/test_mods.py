@@ -249,6 +249,41 @@ def test_block_map_lists_the_tiles(emu, rng, keys):
                                                  for j in range(B * HX) for m, rb in enumerate(places[j]))]
   assert order.tolist() == want, (order.tolist(), want, seed)
 
+@pytest.mark.parametrize("keys", [True, False], ids=["queries-x-keys", "keys-x-queries"])
+@slow_on("gfx1100")   # the classify kernel is the same code on every target
+def test_block_map_of_positions(emu, rng, keys):
+  """a sequence-sharded call's causal window over global positions (at_positions, Mods.span) is classified from each tile's position
+  ranges: against the status of each tile's elements computed here, exact where a tile's positions are contiguous, else partial where
+  the ranges overlap (never full where a pair is hidden, nor empty where one is kept); zigzag's chunks of 24 straddle tiles of 16, and
+  the rows are one device's of a random ring step's keys"""
+  from fa_uop.blockmap import block_map
+  from fa_uop.mods import Mods, at_positions
+  from fa_uop.shard import order
+  r, seed = rng
+  N, P, TR, TC, left = 96, 2, 16, 16, int(r.integers(20, 60))
+  pos = order(N, P, "zigzag").reshape(P, N // P)
+  d, s = int(r.integers(0, P)), int(r.integers(0, P))
+  pq, pk = pos[d], pos[(d - s) % P]
+  nq, nk = len(pq) - int(r.integers(0, 10)), len(pk) - int(r.integers(0, 10))   # tails
+  mods = at_positions(Mods(causal=True, window=(left, None)))
+  assert mods.span == (left, 0)
+  bm = block_map(mods, (Tensor(pq[:nq].astype(np.int32), device="PYTHON"), Tensor(pk[:nk].astype(np.int32), device="PYTHON")), "PYTHON", 1, 1,
+                 nq, nk, TR, TC, keys=keys)
+  counts, idx = bm[0].numpy()[0, 0], bm[1].numpy()[0, 0]
+  rows, cols = (pq[:nq], pk[:nk]) if keys else (pk[:nk], pq[:nq])
+  for rb in range(math.ceil(len(rows) / TR)):
+    rp, got = rows[rb * TR:rb * TR + TR], [0] * math.ceil(len(cols) / TC)
+    for t in idx[rb, :counts[rb, 0]]: got[t] = 1
+    for t in idx[rb, counts[rb, 0]:counts[rb].sum()]: got[t] = 2
+    for t in range(len(got)):
+      cp = cols[t * TC:t * TC + TC]
+      i, j = (rp[:, None], cp[None, :]) if keys else (cp[None, :], rp[:, None])
+      k = (j <= i) & (j >= i - left)
+      tail = keys and t * TC + TC > nk
+      exact = 0 if not k.any() else 2 if k.all() and not tail else 1
+      contiguous = all((np.diff(x) == 1).all() for x in (rp, cp))
+      assert got[t] == exact if contiguous else got[t] in (exact, 1), (rb, t, got[t], exact, d, s, nq, nk, left, seed)
+
 @slow_on("gfx1100")
 def test_document_mask_visits_only_its_documents(emu, monkeypatch):
   """causal attention over 4 documents of one tile each visits the 4 diagonal tiles of the 10 full causal does (tensor-core calls)"""
