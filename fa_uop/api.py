@@ -228,7 +228,7 @@ def _fwd_grad(target:Target, mods:Mods, scale:float|None):
   return grad_fxn
 
 def _block_map(target:Target, mods:Mods, mod_args:tuple[Tensor, ...], q:Tensor, k:Tensor, cfg:FwdConfig|BwdConfig, keys:bool=True,
-               group:int=1) -> tuple[Tensor, Tensor, Tensor]:
+               group:int=1) -> tuple[Tensor, ...]:
   """the block map of a kernel tiled by cfg; its schedule orders the blocks of one device's kernel, so it is built for the shard's
   batch and heads (the mods read neither sharded axis) and the device's multiprocessors"""
   B, H, Nq = shard.local_shape(q)[:3]
@@ -331,7 +331,8 @@ def _ring_steps(q:Tensor, k:Tensor, v:Tensor, mods:Mods, mod_args:tuple[Tensor, 
   the ring, the mods' buffers: mod_args, then where the mods read positions the rows' and those keys' positions), and what the steps
   after the first moved (their k, v and keys' positions, flat): rotated here, or as given (the forward's, to the backward)"""
   pmods, P = at_positions(mods), len(q.device)
-  pq, pk = (shard.positions(q.device, n, layout) for n in (q.shape[2], k.shape[2])) if pmods is not mods else (None, None)
+  # (mods as they are where nothing reads a position: at_positions' cache may return an equal Mods, not this one)
+  pq, pk = (shard.positions(q.device, n, layout) for n in (q.shape[2], k.shape[2])) if pmods != mods else (None, None)
   own = (k, v) if pk is None else (k, v, pk)   # what a step moves: the keys and values (and the keys' positions)
   moved = moved or tuple(shard.rotate(t, s, 0 if t is pk else 2) for s in range(1, P) for t in own)
   steps = [own] + [moved[i:i + len(own)] for i in range(0, len(moved), len(own))]

@@ -229,8 +229,9 @@ def block_map(mods:Mods, mod_args:tuple[Tensor, ...], device:str, B:int, H:int, 
                                              ints(B * HX, dtypes.int64), counts, fxn=lambda *a: head_sort(*a, HX=HX, G=group, nC=nC))[:4]
   order = Tensor.custom_kernel(ints(B * HX * nR, dtypes.int32), *((sw, pre, pos, total) if B * HX > 1 else (pos,)),
                                fxn=lambda *a: schedule(*a, slots=slots))[0]
-  # with one column tile every listed tile is tile 0: the kernels read no list, so they are not handed one (see schedule)
-  _CACHE[key] = (counts, idx, order) if nC > 1 else (counts, order)
+  # with one column tile every listed tile is tile 0, and a grid of one block starts it first: the kernels then read no list or no
+  # order, and are not handed one (see schedule)
+  _CACHE[key] = (counts, *((idx,) if nC > 1 else ()), *((order,) if B * HX * nR > 1 else ()))
   if len(_CACHE) > CACHE_SIZE: _CACHE.popitem(last=False)
   return _CACHE[key]
 
@@ -243,6 +244,7 @@ def launch(mods:Mods, args:tuple[UOp, ...], B:int, HX:int, nR:int, last_first:bo
     return args, (r, hx, b), b, hx, (nR - 1) - r if last_first else r
   n = B * HX * nR
   g = UOp.range(n, 0, AxisType.GLOBAL)
+  if n == 1: return args, (g,), g, g, g   # a grid of one block is handed no schedule (block_map)
   item = flat(args[-1])[g].maximum(0).minimum(n - 1)   # clamped: whatever the order holds, no block reads outside its buffers
   return args[:-1], (g,), item // (HX * nR), item // nR % HX, item % nR
 

@@ -131,11 +131,12 @@ def unread_buffers(*ts:Tensor) -> list[str]:
   every buffer of its call while the renderer drops an unused one from the signature, and the launch fails: invalid argument); then
   ts are realized"""
   from tinygrad.uop.ops import Ops
-  from tinygrad.engine.realize import get_call_arg_uops, run_linear
+  from tinygrad.engine.realize import get_call_arg_uops, run_linear, compile_linear
   out, (lin, var_vals) = [], Tensor.linear_with_vars(*ts)
-  for call in lin.src:
-    if call.src[0].op is not Ops.SINK: continue
-    used = len({u for u in call.src[0].toposort() if u.op is Ops.PARAM})
-    if used != len(get_call_arg_uops(call)): out.append(f"{getattr(call.src[0].arg, 'name', '?')}: {used} of {len(get_call_arg_uops(call))}")
+  # the compiled programs' buffers: a load the compiler folds away (an index clamped to one element) drops a buffer a kernel's UOps read
+  for call in (lin:=compile_linear(lin)).src:
+    if call.src[0].op is not Ops.PROGRAM: continue
+    used, given = len(call.src[0].arg.globals), len(get_call_arg_uops(call))
+    if used != given: out.append(f"{call.src[0].arg.name}: {used} of {given}")
   run_linear(lin, var_vals)
   return out

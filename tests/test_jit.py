@@ -95,6 +95,21 @@ def test_sequence_sharded_step(dev):
   make = lambda i: [shard.zigzag(rand(r, sh, device), devs) for sh in ((B, H, N, D), (B, Hkv, N, D), (B, Hkv, N, D), (B, H, N, D))]
   replays_match(step, make)
 
+def test_ring_kernels_read_what_they_are_handed():
+  """the ring's training step hands each compiled kernel only buffers it reads (tinygrad's CUDA graph launches a kernel with every one
+  it is handed and refused both of these on two H200s: docs/journal.md 2026-11-29): a second call without causal, whose Mods equals the
+  first's (at_positions' cache returns the first: its kernels once got key positions no mod reads), and a dK/dV grid of one block (GQA,
+  one row block: its schedule's load of one element compiled away)"""
+  from fa_uop import shard
+  devs = ("PYTHON::sm_80", "PYTHON::sm_80:1")
+  r = np.random.default_rng()
+  with Context(DEV="PYTHON::sm_80"):
+    for causal in (False, False, True):
+      q, k, v, do = (shard.zigzag(rand(r, sh, "PYTHON"), devs) for sh in ((1, 2, 8, 16), (1, 1, 8, 16), (1, 1, 8, 16), (1, 2, 8, 16)))
+      for t in (q, k, v): t.requires_grad = True
+      o = flash_attention(q, k, v, causal=causal, layout="zigzag")
+      assert unread_buffers(o, *(o.float() * do).sum().gradient(q, k, v)) == [], f"causal={causal}"
+
 def test_ring_copies_read_no_jit_input():
   """TinyJit captures the ring's copies of K and V to the next device from buffers of its own, never from a TinyJit input: tinygrad's
   CUDA graph replays a copy reading another device's shard of an input with the copy's own device's shard (the replays' o was off by
