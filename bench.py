@@ -21,7 +21,7 @@ if "DEV" not in os.environ:  # pick the device before tinygrad reads DEV
   os.environ["DEV"] = "CUDA" if shutil.which("nvidia-smi") else "AMD" if os.path.exists("/dev/kfd") else "PYTHON::sm_80"
 import dataclasses, json, math, tempfile, time
 import numpy as np
-from tinygrad import Tensor, Device, dtypes, Context
+from tinygrad import Tensor, Device, TinyJit, dtypes, Context
 from tinygrad.helpers import getenv
 from fa_uop import flash_attention, flash_attention_backward, flash_attention_with_kvcache, FwdConfig, BwdConfig, default_fwd_config, target_for, tune
 from fa_uop.api import decode_plan, fwd_config_for
@@ -143,10 +143,10 @@ def place(ts:list[Tensor], kw:dict) -> tuple[list[Tensor], dict, str]:
 
 def timed(fn, cnt:int, ts:list[Tensor]) -> tuple[float, float]:
   """event_time (a call's kernels between two CUDA events, TinyJit's replay, the L2 flushed: the peers' statistic, do_bench's), or for
-  sharded inputs the median wall time of a call with every device synchronized (per-kernel timing would run the devices one after
-  the other). Not gpu_time: each kernel between its own events counts its launch's host latency (61 us for the one-thread tensor-map
-  kernel on the H200, a call 348 us against 271: docs/runs/2026-11-28g_short/)"""
-  return event_time(fn, cnt, ts[0].device) if isinstance(ts[0].device, str) else wall_time(fn, cnt, ts[0].device)
+  sharded inputs the median wall time of TinyJit's replays with every device synchronized (per-kernel timing would run the devices
+  one after the other; an eager sharded call is ~0.1 s of host time). Not gpu_time: each kernel between its own events counts its
+  launch's host latency (61 us for the one-thread tensor-map kernel on the H200, a call 348 us against 271: docs/runs/2026-11-28g_short/)"""
+  return event_time(fn, cnt, ts[0].device) if isinstance(ts[0].device, str) else wall_time(TinyJit(fn), cnt, ts[0].device)
 
 def one(t:Tensor) -> Tensor:
   """a sharded result gathered, to check it (zigzag's rows back in sequence order)"""

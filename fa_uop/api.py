@@ -329,14 +329,14 @@ def _ring_steps(q:Tensor, k:Tensor, v:Tensor, mods:Mods, mod_args:tuple[Tensor, 
     tuple[Mods, list[tuple[Tensor, Tensor, tuple]], tuple[Tensor, ...]]:
   """the ring's kernels' mods (over global positions: mods.at_positions), its steps, each (k and v of the device s before each on
   the ring, the mods' buffers: mod_args, then where the mods read positions the rows' and those keys' positions), and what the steps
-  after the first moved (their k, v and keys' positions, flat): rotated here, or as given (the forward's, to the backward)"""
+  after the first moved (their k and v, flat): rotated here, or as given (the forward's, to the backward)"""
   pmods, P = at_positions(mods), len(q.device)
+  moved = moved or tuple(shard.rotate(t, s, 2) for s in range(1, P) for t in (k, v))
+  steps = [(k, v), *zip(moved[::2], moved[1::2])]
   # (mods as they are where nothing reads a position: at_positions' cache may return an equal Mods, not this one)
-  pq, pk = (shard.positions(q.device, n, layout) for n in (q.shape[2], k.shape[2])) if pmods != mods else (None, None)
-  own = (k, v) if pk is None else (k, v, pk)   # what a step moves: the keys and values (and the keys' positions)
-  moved = moved or tuple(shard.rotate(t, s, 0 if t is pk else 2) for s in range(1, P) for t in own)
-  steps = [own] + [moved[i:i + len(own)] for i in range(0, len(moved), len(own))]
-  return pmods, [(ks, vs, (*mod_args, *(() if pk is None else (pq, *pks)))) for ks, vs, *pks in steps], moved
+  if pmods == mods: return pmods, [(ks, vs, mod_args) for ks, vs in steps], moved
+  pq = shard.positions(q.device, q.shape[2], layout)
+  return pmods, [(ks, vs, (*mod_args, pq, shard.positions(q.device, k.shape[2], layout, s))) for s, (ks, vs) in enumerate(steps)], moved
 
 def _ring_bwd(target:Target, mods:Mods, cfgs:tuple[BwdConfig, BwdConfig], q:Tensor, k:Tensor, v:Tensor, do:Tensor, lse:Tensor, delta:Tensor,
               scale:float|None, mod_args:tuple[Tensor, ...], layout:str, moved:tuple[Tensor, ...]=()) -> tuple[Tensor, Tensor, Tensor]:

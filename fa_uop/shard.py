@@ -69,9 +69,12 @@ def order(n:int, p:int, layout:str) -> np.ndarray:
   return np.concatenate([np.arange(i * c, (i + 1) * c) for d in range(p) for i in (d, 2 * p - 1 - d)])
 
 @functools.cache
-def positions(devices:tuple[str, ...], n:int, layout:str) -> Tensor:
-  """int32 (n,) sharded over devices: each device's rows' global positions (order), realized once per layout"""
-  return Tensor(order(n, len(devices), layout).astype(np.int32), device=devices[0]).shard(devices, axis=0).contiguous().realize()
+def positions(devices:tuple[str, ...], n:int, layout:str, step:int=0) -> Tensor:
+  """int32 (n,) sharded over devices: each device's rows' global positions (order), realized once per layout; with step s, at device d
+  those of the rows of the device s before it on the ring (the keys ring step s brings it, as rotate's): constants, never copied, so a
+  block map over them is built once (fa_uop.blockmap caches it per buffer)"""
+  p = np.roll(order(n, len(devices), layout).reshape(len(devices), -1), step, axis=0).reshape(-1)
+  return Tensor(p.astype(np.int32), device=devices[0]).shard(devices, axis=0).contiguous().realize()
 
 def rotate(t:Tensor, s:int, axis:int) -> Tensor:
   """t sharded over axis, each device holding instead the shard of the device s before it on the ring of its devices (device d

@@ -47,8 +47,9 @@ def kernel_times(fn:Callable[[], object], cnt:int, device:str|None=None) -> dict
 
 def wall_time(fn:Callable[[], object], cnt:int, devices:tuple[str, ...]) -> tuple[float, float]:
   """(median, mean) wall time of a call with all of devices synchronized before and after: for work spread over several devices,
-  which per-kernel timing (gpu_time, DEBUG=2) would run one device after the other; it includes the host's launch time"""
-  fn()
+  which per-kernel timing (gpu_time, DEBUG=2) would run one device after the other; it includes the host's launch time. fn is
+  called three times first: a TinyJit's run, capture and first replay"""
+  for _ in range(3): fn()
   walls = []
   for _ in range(cnt):
     for d in devices: Device[d].synchronize()

@@ -114,7 +114,7 @@ def test_ring_copies_read_no_jit_input():
   """TinyJit captures the ring's copies of K and V to the next device from buffers of its own, never from a TinyJit input: tinygrad's
   CUDA graph replays a copy reading another device's shard of an input with the copy's own device's shard (the replays' o was off by
   30-70% on two H200s, docs/journal.md 2026-11-29), so shard.rotate clones a realized tensor first. The emulator runs no graph: what
-  it can check is the captured copies' sources"""
+  it can check is the captured copies' sources. The keys' positions are no copies: constants, so the block maps are built once"""
   from tinygrad.uop.ops import Ops
   from tinygrad.engine.jit import get_call_arg_uops
   from fa_uop import shard
@@ -125,6 +125,9 @@ def test_ring_copies_read_no_jit_input():
     for _ in range(3): jit(*[shard.zigzag(rand(r, (1, 1, 8, 16), "PYTHON"), devs) for _ in range(3)])
   srcs = [get_call_arg_uops(c)[1].src[0] for c in jit.captured.linear.src if c.src[0].op is Ops.COPY]
   assert len(srcs) >= 4 and not any(u.op is Ops.PARAM for u in srcs), [u.op for u in srcs]
+  # and the steps' block maps, over constant positions, were built by the first call and are not rebuilt by the replays
+  names = [c.src[0].arg.name for c in jit.captured.linear.src if c.src[0].op is Ops.PROGRAM]
+  assert any(n.startswith("fa_fwd") for n in names) and not any(n.startswith("fa_blockmap") for n in names), names
 
 def test_eager_calls_reuse_the_schedule():
   """eager training steps on fresh data of one shape schedule once: tinygrad's schedule cache keys a call on its gradient function,
