@@ -1,7 +1,9 @@
 """the ring under TinyJit on two GPUs: each call jitted against eager on the same inputs (max |diff| / max |eager| of o and the gradients);
 a graph node CUDA refuses printed with its launch and whether the current context is its device's; RETRY=1 adds it again in its
 device's context (the hypothesis: tinygrad's CUDAGraph adds kernel nodes in whatever context is current; it does not hold:
-2026-11-29b_ring_tma/gpu2b.log); PROBE=1 prints the function's smem limit, the dependencies' types and adds the node alone (docs/journal.md 2026-11-29, thirty-ninth session)"""
+2026-11-29b_ring_tma/gpu2b.log); PROBE=1 prints the function's smem limit, the dependencies' types, adds the node alone, and sets the
+graph's argument buffer and buffers beside the eager launch's: the graph handed the kernel buffers its program does not read
+(probe.log; fixed in b0bace2) (docs/journal.md 2026-11-29, thirty-ninth session)"""
 import ctypes, os, tinygrad.runtime.graph.cuda as G, tinygrad.runtime.ops_cuda as C
 RETRY, PROBE = os.environ.get("RETRY") == "1", os.environ.get("PROBE") == "1"
 names = {}

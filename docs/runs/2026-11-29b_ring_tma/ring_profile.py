@@ -1,4 +1,5 @@
-"""the ring (zigzag, causal, B=1 H=16 D=128, two GPUs) eagerly: python profile.py N [prof]; with DEBUG=2 each kernel's time
+"""the ring (zigzag, causal, B=1 H=16 D=128, two GPUs) eagerly: python ring_profile.py N [prof] (named profile.py, it shadowed the
+standard library's profile, which cProfile imports: run from a copy); with DEBUG=2 each kernel's time
 (ring_dbg.log, N=131072), with prof a cProfile of three eager training steps (prof.log, N=8192: the schedule cache missed each call).
 Run at 3e021cd, before the thirty-ninth session's fixes (docs/journal.md)"""
 import sys, cProfile, pstats, time
