@@ -114,12 +114,12 @@ def _tensor_maps(target:Target, k:Tensor, v:Tensor, cfg:FwdConfig|BwdConfig, com
   """the forward's tensor maps of k and v (contiguous; v as the forward reads it: Vᵀ where cfg.reads_vt), pointed at their buffers by
   a kernel of their own; the backward's ring's of q and do alike (boxes of its block_n query rows); with q_rows a persistent forward's
   of q (k and v both q: boxes of its block_m rows). Sharded, each device's maps of its own shards (shard.own)"""
-  B, Hkv, Nk, D = shard.local_shape(k)
-  if not compile_only: _compile_maps(target, shard.device(k), k.dtype, (B, Hkv, Nk, D), shard.local_shape(v), cfg, q_rows)
+  (B, Hkv, Nk, D), vshape = shard.local_shape(k), shard.local_shape(v)
+  if not compile_only: _compile_maps(target, shard.device(k), k.dtype, (B, Hkv, Nk, D), vshape, cfg, q_rows)
   t8 = target.for_dtype(k.dtype)
   vt = isinstance(cfg, FwdConfig) and cfg.reads_vt(t8, D) and not q_rows
   rows = cfg.block_m if q_rows else cfg.block_n
-  tmpl = _tma_template(k.device, k.dtype, D, Nk, B * Hkv, rows, shard.local_shape(v)[3] if vt else 0, t8.atom_for(rows) * k.dtype.itemsize if vt else 128)
+  tmpl = _tma_template(k.device, k.dtype, D, Nk, B * Hkv, rows, vshape[3] if vt else 0, t8.atom_for(rows) * k.dtype.itemsize if vt else 128)
   return Tensor.custom_kernel(tmpl, k, v, shard.own(k, 32, dtypes.uint64), fxn=_maps_builder(target))[3]
 
 def _ring_maps(target:Target, cfgs:tuple[BwdConfig, BwdConfig], q:Tensor, k:Tensor, v:Tensor, do:Tensor) -> tuple[tuple[Tensor, ...], ...]:

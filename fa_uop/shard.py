@@ -39,7 +39,7 @@ def alike(ref:Tensor, shape:tuple[int, ...], make:Callable[[tuple[int, ...], str
   made by make(its shape, its device)"""
   if (ax:=axis(ref)) is None: return make(shape, ref.device)
   part = tuple(s // len(ref.device) if i == ax else s for i, s in enumerate(shape))
-  return Tensor(UOp.mstack(*[make(part, d).uop for d in ref.device]).unshard(ax))
+  return stacked([make(part, d).uop for d in ref.device], ax)
 
 def empty(ref:Tensor, shape:tuple[int, ...], dtype:DType) -> Tensor:
   """an output of `shape` sharded as ref is (see alike): each device's kernel writes its shard"""
@@ -49,7 +49,11 @@ def own(ref:Tensor, n:int, dtype:DType) -> Tensor:
   """n elements on ref's device; on several devices each one's own (n·devices, sharded over axis 0): what a kernel makes for the
   device it runs on, as the tensor maps of its shards"""
   if isinstance(ref.device, str): return Tensor.empty(n, dtype=dtype, device=ref.device)
-  return Tensor(UOp.mstack(*[Tensor.empty(n, dtype=dtype, device=d).uop for d in ref.device]).unshard(0))
+  return stacked([Tensor.empty(n, dtype=dtype, device=d).uop for d in ref.device], 0)
+
+def stacked(parts:list[UOp], axis:int) -> Tensor:
+  """each device's part (in the devices' order) as one tensor sharded over axis"""
+  return Tensor(UOp.mstack(*parts).unshard(axis))
 
 def local_shape(t:Tensor) -> tuple[int, ...]:
   """the shape each device's kernels see: the shard's"""
@@ -89,7 +93,7 @@ def rotate(t:Tensor, s:int, axis:int) -> Tensor:
   u = t.uop if t.uop.op is Ops.AFTER and t.uop.src[0].op is Ops.UNSHARD else t.clone().uop
   b, after = u.src[0].src[0], u.src[1:]
   part = (lambda j: b.src[j].after(*after)) if b.op is Ops.MSTACK else (lambda j: b.after(*after).mselect(j))
-  return Tensor(UOp.mstack(*[part((d - s) % P).copy_to_device(devs[d]) for d in range(P)]).unshard(axis))
+  return stacked([part((d - s) % P).copy_to_device(devs[d]) for d in range(P)], axis)
 
 def zigzag(x:Tensor, devices:tuple[str, ...], axis:int=2) -> Tensor:
   """x (whole, on one device) sharded over devices along its sequence axis in zigzag order (order): device d holds chunks d and
